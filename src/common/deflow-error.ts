@@ -1,0 +1,25 @@
+/**
+ * The base of every error deflow throws on purpose. Callers branch on `code` (stable,
+ * `E_…`), never on the message. `details` carries structured context (a file position,
+ * a field, a request's method and path) for reports; it never holds a secret.
+ */
+export class DeflowError extends Error {
+  override name = 'DeflowError';
+  readonly code: string;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+}
+
+/** True for any error deflow threw on purpose (safe to print as one line). */
+export function isDeflowError(error: unknown): error is DeflowError {
+  return error instanceof DeflowError;
+}
