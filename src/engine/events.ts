@@ -1,0 +1,93 @@
+/**
+ * The typed events the engine emits while quoting and running a workflow. The report layer
+ * (src/report) renders them; the engine never formats output itself. Every event carries
+ * `ts`, milliseconds since the epoch on the run's clock.
+ */
+
+/** A node of the job graph as events name it: step id, item index, and the item's stable key. */
+export interface NodeRef {
+  readonly step: string;
+  readonly index: number;
+  /** Stable identity of the item across runs (relative path, or a digest of the item value). */
+  readonly key: string;
+}
+
+/** An error as reports show it: a stable code and a one-line message, never a secret. */
+export interface EventError {
+  readonly code: string;
+  readonly message: string;
+  /** Job errors: the service's `error_code` / `error_reason` / `retryable`. */
+  readonly jobErrorCode?: string;
+  readonly reason?: string;
+  readonly retryable?: boolean;
+}
+
+export type RunStatus = 'done' | 'failed' | 'interrupted' | 'daily-limit' | 'over-budget' | 'refused';
+
+export type RunEvent =
+  | {
+      readonly type: 'run-started';
+      readonly ts: number;
+      readonly runId: string;
+      readonly workflow: string;
+      readonly workflowName: string;
+      readonly resumed: boolean;
+      readonly steps: readonly { readonly id: string; readonly task: string; readonly items: number }[];
+    }
+  | {
+      readonly type: 'quoted';
+      readonly ts: number;
+      /** USD. */
+      readonly total: { readonly exact: number; readonly estimated: number; readonly low: number; readonly high: number };
+      readonly priceRequests: number;
+      readonly balance: number | null;
+      readonly maxCost: number | null;
+    }
+  | { readonly type: 'item-submitted'; readonly ts: number; readonly node: NodeRef; readonly requestId: string; readonly attempt: number; readonly quotedCost: number | null }
+  | { readonly type: 'item-progress'; readonly ts: number; readonly node: NodeRef; readonly progress: number; readonly status: string }
+  | {
+      readonly type: 'item-done';
+      readonly ts: number;
+      readonly node: NodeRef;
+      readonly requestId: string | null;
+      /** Actual cost in USD (0 when served from the cache). */
+      readonly cost: number;
+      readonly quotedCost: number | null;
+      readonly cached: boolean;
+      readonly outputs: readonly string[];
+      readonly startedAt: number;
+    }
+  | { readonly type: 'item-retry'; readonly ts: number; readonly node: NodeRef; readonly attempt: number; readonly error: EventError }
+  | { readonly type: 'item-failed'; readonly ts: number; readonly node: NodeRef; readonly requestId: string | null; readonly error: EventError; readonly startedAt: number | null }
+  | { readonly type: 'item-skipped'; readonly ts: number; readonly node: NodeRef; readonly reason: string }
+  /** A submission whose outcome cannot be known (intent journalled, no request_id): never resubmitted silently. */
+  | { readonly type: 'item-unknown'; readonly ts: number; readonly node: NodeRef; readonly reason: string }
+  | { readonly type: 'throttled'; readonly ts: number; readonly pool: string; readonly waitMs: number }
+  | { readonly type: 'daily-limit'; readonly ts: number; readonly pool: string; readonly resetAt: number | null }
+  | { readonly type: 'warning'; readonly ts: number; readonly message: string }
+  | {
+      readonly type: 'run-finished';
+      readonly ts: number;
+      readonly runId: string;
+      readonly status: RunStatus;
+      readonly exitCode: number;
+      readonly counts: {
+        readonly total: number;
+        readonly done: number;
+        readonly cached: number;
+        readonly failed: number;
+        readonly skipped: number;
+        readonly unknown: number;
+        readonly pending: number;
+      };
+      /** USD actually charged by the jobs this run finished. */
+      readonly spent: number;
+      readonly quoted: number | null;
+      /** A command that resumes the run, when it can be resumed. */
+      readonly resumeCommand: string | null;
+    };
+
+export type RunEventType = RunEvent['type'];
+
+/** Where the engine sends its events. */
+export type RunEventSink = (event: RunEvent) => void;

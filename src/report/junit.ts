@@ -1,0 +1,71 @@
+import { writeChunksAtomic } from './atomic-write.js';
+import { ReportWriteError } from './report-write-error.js';
+import type { ReportItem, ReportStepSummary, RunReportSource } from './run-report-types.js';
+import { escapeXmlAttribute as attr, escapeXmlText as text } from './xml-escape.js';
+
+/**
+ * `--junit report.xml`: one `<testsuite>` per step (named by step id), one `<testcase>` per
+ * item (`classname` = the workflow file, `name` = `step[index] key`). Failed and unknown items
+ * get `<failure type="<error code>">`; skipped items, and items the run never finished, get
+ * `<skipped>`; the `request_id` and output paths go to `<system-out>`. Times are in seconds.
+ */
+export function* renderJUnit(source: RunReportSource): Iterable<string> {
+  const summary = source.summary();
+  const { totals } = summary;
+  const notRun = totals.skipped + totals.pending;
+  yield '<?xml version="1.0" encoding="UTF-8"?>\n';
+  yield `<testsuites name="${attr(summary.workflow_name || summary.workflow)}" tests="${totals.items}" failures="${totals.failed + totals.unknown}" errors="0" skipped="${notRun}" time="${seconds(summary.duration_ms)}">\n`;
+  for (const step of summary.steps) {
+    yield openSuite(step);
+    for (const item of source.items(step.id)) yield renderCase(summary.workflow, step.id, item, summary.status);
+    yield '  </testsuite>\n';
+  }
+  yield '</testsuites>\n';
+}
+
+/** Writes the JUnit report to `path` atomically. */
+export async function writeJUnit(path: string, source: RunReportSource): Promise<void> {
+  try {
+    await writeChunksAtomic(path, renderJUnit(source));
+  } catch (error) {
+    throw new ReportWriteError(path, 'JUnit report', error);
+  }
+}
+
+function openSuite(step: ReportStepSummary): string {
+  const { counts } = step;
+  // A suite's time is the wall-clock span of its items: they ran in parallel, so a sum would overstate it.
+  return `  <testsuite name="${attr(step.id)}" tests="${counts.items}" failures="${counts.failed + counts.unknown}" errors="0" skipped="${counts.skipped + counts.pending}" time="${seconds(step.duration_ms)}">\n`;
+}
+
+function renderCase(workflow: string, stepId: string, item: ReportItem, runStatus: string): string {
+  const name = `${stepId}[${item.index}]${item.key === null ? '' : ` ${item.key}`}`;
+  const open = `    <testcase classname="${attr(workflow)}" name="${attr(name)}" time="${seconds(item.duration_ms)}"`;
+  const body: string[] = [];
+  if ((item.status === 'failed' || item.status === 'unknown') && item.error !== null) {
+    const { error } = item;
+    const details = [
+      `code: ${error.code}`,
+      `message: ${error.message}`,
+      error.job_error_code === undefined ? '' : `job_error_code: ${error.job_error_code}`,
+      error.reason === undefined ? '' : `reason: ${error.reason}`,
+      error.retryable === undefined ? '' : `retryable: ${error.retryable}`,
+      `attempts: ${item.attempts}`,
+    ].filter((line) => line !== '');
+    body.push(`      <failure type="${attr(error.code)}" message="${attr(error.message)}">${text(details.join('\n'))}</failure>\n`);
+  } else if (item.status === 'skipped') {
+    body.push(`      <skipped message="${attr(item.skip_reason ?? 'skipped')}"/>\n`);
+  } else if (item.status === 'pending' || item.status === 'running') {
+    body.push(`      <skipped message="${attr(`not finished: the run ended with status ${runStatus}`)}"/>\n`);
+  }
+  const out: string[] = [];
+  if (item.request_id !== null) out.push(`request_id: ${item.request_id}`);
+  if (item.cached) out.push('cached: true');
+  for (const output of item.outputs) out.push(`output: ${output}`);
+  if (out.length > 0) body.push(`      <system-out>${text(out.join('\n'))}</system-out>\n`);
+  return body.length === 0 ? `${open}/>\n` : `${open}>\n${body.join('')}    </testcase>\n`;
+}
+
+function seconds(ms: number | null): string {
+  return ((ms ?? 0) / 1000).toFixed(3);
+}

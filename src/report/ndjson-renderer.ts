@@ -1,0 +1,37 @@
+import type { RunEvent } from '../engine/events.js';
+import type { EventRenderer } from './event-renderer.js';
+
+/** The first line of `--json` output; `format` follows Terraform's machine-readable UI: minor = added fields. */
+export const NDJSON_VERSION_LINE = { type: 'version', format: '1.0', tool: 'deflow' } as const;
+
+/**
+ * `--json`: one JSON object per line on `stream` (stdout), the version line first. Keys are
+ * converted to snake_case (`requestId` → `request_id`), like `run.json`; `type` values keep the
+ * engine's kebab-case names (`item-done`). Human text never goes to this stream.
+ */
+export class NdjsonRenderer implements EventRenderer {
+  constructor(private readonly stream: NodeJS.WritableStream) {
+    this.writeLine(NDJSON_VERSION_LINE);
+  }
+
+  handle(event: RunEvent): void {
+    this.writeLine(toSnakeCaseKeys(event));
+  }
+
+  async finish(): Promise<void> {}
+
+  private writeLine(value: unknown): void {
+    this.stream.write(`${JSON.stringify(value)}\n`);
+  }
+}
+
+/** A deep copy of `value` with every object key in snake_case. */
+export function toSnakeCaseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toSnakeCaseKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    out[key.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`)] = toSnakeCaseKeys(inner);
+  }
+  return out;
+}

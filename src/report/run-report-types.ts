@@ -1,0 +1,128 @@
+import type { RunStatus } from '../engine/events.js';
+
+/*
+ * The shape of `--report run.json` (format_version 1). Keys are snake_case, like every
+ * machine-readable output of deflow. Adding fields is not a breaking change; renaming or
+ * removing one bumps `format_version`.
+ */
+
+/**
+ * An item's final state. `done` includes items served from the cache (`cached: true`);
+ * `running` means submitted (a `request_id` may be known) but not finished when the report
+ * was written; `pending` means never started.
+ */
+export type ItemStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped' | 'unknown';
+
+/** `incomplete`: the report was written without a `run-finished` event (deflow crashed or was killed). */
+export type ReportRunStatus = RunStatus | 'running' | 'incomplete';
+
+export interface ReportError {
+  readonly code: string;
+  readonly message: string;
+  readonly job_error_code?: string;
+  readonly reason?: string;
+  readonly retryable?: boolean;
+}
+
+export interface ReportItem {
+  readonly index: number;
+  /** `null` for an item the engine never reported on (pending when the run stopped). */
+  readonly key: string | null;
+  readonly status: ItemStatus;
+  readonly cached: boolean;
+  readonly request_id: string | null;
+  /** USD. */
+  readonly cost_quoted: number | null;
+  /** USD; 0 for a cached item, `null` when nothing was charged or it is not known. */
+  readonly cost_actual: number | null;
+  /** ISO 8601. */
+  readonly started_at: string | null;
+  readonly finished_at: string | null;
+  readonly duration_ms: number | null;
+  /** Paths of the files written for this item. */
+  readonly outputs: readonly string[];
+  /** Failed and unknown items. */
+  readonly error: ReportError | null;
+  /** Skipped items: why (for instance the upstream item that failed). */
+  readonly skip_reason: string | null;
+  /** Submissions made for this item (0 when cached or never submitted). */
+  readonly attempts: number;
+}
+
+export interface ReportCounts {
+  readonly items: number;
+  /** Includes `cached`. `items = done + failed + skipped + unknown + pending`. */
+  readonly done: number;
+  readonly cached: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly unknown: number;
+  /** Not finished: never started or still running. */
+  readonly pending: number;
+}
+
+export interface ReportTotals extends ReportCounts {
+  /** Sum of the quotes of the items that were submitted or finished (USD). */
+  readonly cost_quoted: number;
+  /** Sum of what finished items actually cost (USD). */
+  readonly cost_actual: number;
+}
+
+export interface ReportStepSummary {
+  readonly id: string;
+  readonly task: string;
+  readonly cost_quoted: number;
+  readonly cost_actual: number;
+  /** Earliest item start and latest item finish (ISO 8601); the step's items run in parallel. */
+  readonly started_at: string | null;
+  readonly finished_at: string | null;
+  readonly duration_ms: number | null;
+  readonly counts: ReportCounts;
+}
+
+export interface ReportStep extends ReportStepSummary {
+  readonly items: readonly ReportItem[];
+}
+
+/** The run's quote before submitting (from the `quoted` event). */
+export interface ReportQuote {
+  readonly exact: number;
+  readonly estimated: number;
+  readonly low: number;
+  readonly high: number;
+  readonly price_requests: number;
+  readonly balance: number | null;
+  readonly max_cost: number | null;
+}
+
+export interface RunReportSummary {
+  readonly format_version: 1;
+  readonly run_id: string;
+  readonly workflow: string;
+  readonly workflow_name: string;
+  readonly status: ReportRunStatus;
+  readonly exit_code: number | null;
+  readonly started_at: string | null;
+  readonly finished_at: string | null;
+  readonly duration_ms: number | null;
+  readonly resumed: boolean;
+  readonly resume_command: string | null;
+  readonly quote: ReportQuote | null;
+  readonly daily_limit: { readonly pool: string; readonly reset_at: string | null } | null;
+  /** The first warnings of the run (capped; see `warnings_dropped`). */
+  readonly warnings: readonly string[];
+  readonly warnings_dropped: number;
+  readonly totals: ReportTotals;
+  readonly steps: readonly ReportStepSummary[];
+}
+
+export interface RunReport extends Omit<RunReportSummary, 'steps'> {
+  readonly steps: readonly ReportStep[];
+}
+
+/** What renderers of a finished run (JUnit, Markdown, annotations) read: a summary and items on demand. */
+export interface RunReportSource {
+  summary(): RunReportSummary;
+  /** The items of step `stepId` in index order, only those whose status passes `filter`. */
+  items(stepId: string, filter?: (status: ItemStatus) => boolean): Iterable<ReportItem>;
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../src/engine/events.js';
+import { HeartbeatRenderer } from '../../src/report/heartbeat-renderer.js';
+import { done, failed, manualTicker, memoryStream, node, runFinished, runStarted, sampleRun, submitted, T0 } from './run-events.js';
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((line) => line !== '');
+}
+
+describe('HeartbeatRenderer', () => {
+  it('prints one progress line per interval, not one per item', () => {
+    const stderr = memoryStream();
+    const ticker = manualTicker();
+    const renderer = new HeartbeatRenderer(stderr, { ticker });
+    renderer.handle(runStarted([{ id: 'fan', task: 'text-to-image', items: 1000 }]));
+    for (let i = 0; i < 128; i++) renderer.handle(submitted(node('fan', i, `k${i}`), T0 + i, `r${i}`, 0.001));
+    for (let i = 0; i < 120; i++) renderer.handle(done(node('fan', i, `k${i}`), T0 + 200 + i, { cost: 0.00102833, startedAt: T0 + i }));
+    expect(lines(stderr.text())).toEqual(['[deflow] running Podcast: 1000 items in 1 steps (run run-1)']);
+    ticker.tick();
+    expect(lines(stderr.text()).at(-1)).toBe('[deflow] 120/1000 done · 8 running · 0 failed · 0 skipped · $0.1234 spent');
+    ticker.tick();
+    ticker.tick();
+    expect(lines(stderr.text())).toHaveLength(4);
+  });
+
+  it('lists the first failures, then only counts them', () => {
+    const stderr = memoryStream();
+    const renderer = new HeartbeatRenderer(stderr, { ticker: manualTicker(), maxProblemLines: 2 });
+    renderer.handle(runStarted([{ id: 's', task: 'text-to-image', items: 5 }]));
+    for (let i = 0; i < 5; i++) renderer.handle(failed(node('s', i, `k${i}`), T0 + i, { code: 'E_JOB_FAILED', message: `bad\nthing ${i}` }));
+    expect(lines(stderr.text()).slice(1)).toEqual([
+      '[deflow] ✗ s[0] k0: E_JOB_FAILED: bad thing 0',
+      '[deflow] ✗ s[1] k1: E_JOB_FAILED: bad thing 1',
+      '[deflow] further failures are counted, not listed; see the report',
+    ]);
+  });
+
+  it('stops ticking at run-finished and prints a final summary and the resume command', () => {
+    const stderr = memoryStream();
+    const ticker = manualTicker();
+    const renderer = new HeartbeatRenderer(stderr, { ticker });
+    const events: RunEvent[] = sampleRun();
+    const last = events.pop()!;
+    for (const event of events) renderer.handle(event);
+    expect(ticker.active()).toBe(1);
+    renderer.handle({ ...last, status: 'interrupted', exitCode: 130, resumeCommand: 'deflow resume run-1' } as RunEvent);
+    expect(ticker.active()).toBe(0);
+    expect(lines(stderr.text()).slice(-2)).toEqual([
+      '[deflow] interrupted (exit 130) in 2.5s: 3/6 done (1 cached) · 1 failed · 1 skipped · 1 unknown · $0.1875 spent of $0.2500 quoted',
+      '[deflow] resume with: deflow resume run-1',
+    ]);
+  });
+
+  it('shows the whole sample run as a handful of lines', () => {
+    const stderr = memoryStream();
+    const renderer = new HeartbeatRenderer(stderr, { ticker: manualTicker() });
+    for (const event of sampleRun()) renderer.handle(event);
+    expect(lines(stderr.text())).toEqual([
+      '[deflow] running Podcast: 6 items in 2 steps (run run-1)',
+      '[deflow] quoted $0.2500 (cap $1.0000)',
+      '[deflow] ✗ transcribe[1] b.mp3: E_JOB_FAILED: the job failed',
+      '[deflow] warning: speech model is slow today',
+      '[deflow] ? speak[2] c.mp3: outcome unknown (not resubmitted): connection reset while submitting',
+      '[deflow] failed (exit 1) in 2.5s: 3/6 done (1 cached) · 1 failed · 1 skipped · 1 unknown · $0.1875 spent of $0.2500 quoted',
+    ]);
+  });
+
+  it('rejects a non-positive interval', () => {
+    expect(() => new HeartbeatRenderer(memoryStream(), { intervalMs: 0 })).toThrow('intervalMs must be a positive number, got 0');
+  });
+
+  it('reports pending items in the final line of an interrupted run', () => {
+    const stderr = memoryStream();
+    const renderer = new HeartbeatRenderer(stderr, { ticker: manualTicker() });
+    renderer.handle(runStarted([{ id: 's', task: 'text-to-image', items: 4 }]));
+    renderer.handle(done(node('s', 0, 'a'), T0 + 10, { cost: 0.5, startedAt: T0 }));
+    renderer.handle(runFinished({ total: 4, done: 1, cached: 0, failed: 0, skipped: 0, unknown: 0, pending: 3 }, { ts: T0 + 61_000, status: 'interrupted', exitCode: 130 }));
+    expect(lines(stderr.text()).at(-1)).toBe('[deflow] interrupted (exit 130) in 1m 01s: 1/4 done · 0 failed · 0 skipped · 0 unknown · 3 not finished · $0.5000 spent');
+  });
+});
