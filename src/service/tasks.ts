@@ -624,7 +624,8 @@ const TASK_LIST: readonly TaskSpec[] = [
     ],
     exactlyOneOf: [],
     priceFields: [],
-    priceOmits: ['reference_audio'],
+    // The spec's music quote takes only model, duration and inference_steps: the texts are not needed.
+    priceOmits: ['reference_audio', 'caption', 'lyrics'],
     inferenceTypes: ['txt2music'],
     pool: 'audio/music',
     resultKind: 'audio',

@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { isDeflowError } from '../common/deflow-error.js';
+import type { CliIO } from './cli-io.js';
+import { registerEmulatorCommand } from './emulator.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
+
+/** Builds the command tree. Each command file adds itself and reports its exit code. */
+export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Command {
+  const program = new Command('deflow')
+    .description('Run declarative YAML workflows of AI inference jobs against deAPI.')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+  const wrap =
+    <A extends unknown[]>(action: (...args: A) => Promise<number>) =>
+    async (...args: A): Promise<void> => {
+      setExitCode(await action(...args));
+    };
+  registerEmulatorCommand(program, io, wrap);
+  return program;
+}
+
+/** Wraps an async command action so that its resolved exit code reaches the entry point. */
+export type ActionWrapper = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
+
+const VERSION = '0.1.0';
+
+/** Runs the CLI with `argv` (without node and script) and resolves to the exit code. */
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; every other commander error is a usage error (already printed).
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (isDeflowError(error)) {
+      io.stderr.write(`deflow: ${error.message}\n`);
+      return exitCodeFor(error);
+    }
+    io.stderr.write(`deflow: unexpected error (please report it):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT.internal;
+  }
+}
+
+function processIO(): CliIO {
+  let interrupted = false;
+  let resolveInterrupt: () => void = () => {};
+  const interruptedPromise = new Promise<void>((resolve) => {
+    resolveInterrupt = resolve;
+  });
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted) {
+      // A second signal exits at once.
+      process.exit(signal === 'SIGINT' ? EXIT.interrupted : 143);
+    }
+    interrupted = true;
+    resolveInterrupt();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    interrupted: interruptedPromise,
+    isInterrupted: () => interrupted,
+  };
+}
+
+function isEntryPoint(): boolean {
+  try {
+    return realpathSync(process.argv[1] ?? '') === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+const isEntry = isEntryPoint();
+if (isEntry) {
+  const code = await runCli(process.argv.slice(2), processIO());
+  process.exitCode = code;
+  // Long-lived handles (keep-alive sockets, signal listeners) must not keep a finished command alive.
+  setImmediate(() => process.exit(code));
+}

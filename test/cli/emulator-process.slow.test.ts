@@ -1,0 +1,33 @@
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../helpers/emulator-http.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+
+beforeAll(async () => {
+  // The built CLI is what `npx deflow` runs.
+  await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root });
+}, 120_000);
+
+describe('the built deflow emulator', () => {
+  it('prints its URL, serves requests and exits 0 on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['dist/cli/main.js', 'emulator', '--host', '127.0.0.1', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const firstLine = new Promise<string>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        if (out.includes('\n')) resolve(out.split('\n')[0] ?? '');
+      });
+    });
+    const line = await firstLine;
+    const match = /^deflow emulator listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
+    expect(match).not.toBeNull();
+    const res = await call({ url: match?.[1] ?? '' }, 'GET', '/api/v2/models');
+    expect(res.status).toBe(401);
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,80 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/main.js';
+import { call } from '../helpers/emulator-http.js';
+import { createFakeCliIO } from '../helpers/fake-cli-io.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'deflow-cli-emulator-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('deflow emulator', () => {
+  it('prints its URL first, then the keys, serves requests and stops cleanly on interrupt', async () => {
+    await writeFile(
+      join(dir, 'emu.yaml'),
+      'keys:\n  - { secret: "cli-admin-key-0123456789", role: admin, name: "ci admin" }\n  - { secret: "cli-api-key-0123456789", role: api, name: "ci api" }\n',
+    );
+    const io = createFakeCliIO(dir);
+    const exit = runCli(['emulator', '--port', '0', '--config', 'emu.yaml'], io);
+    const out = await io.waitForStdout('api key');
+    const [first, ...rest] = out.trimEnd().split('\n');
+    const match = /^deflow emulator listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(first ?? '');
+    expect(match).not.toBeNull();
+    expect(Number(match?.[2])).toBeGreaterThan(0);
+    expect(rest).toEqual(['  admin key: cli-admin-key-0123456789  (ci admin)', '  api key: cli-api-key-0123456789  (ci api)']);
+    const url = match?.[1] ?? '';
+    const balance = await call({ url }, 'GET', '/api/v2/account/balance', { key: 'cli-api-key-0123456789' });
+    expect(balance.body).toEqual({ balance: 100 });
+    io.interrupt();
+    expect(await exit).toBe(0);
+    await expect(call({ url }, 'GET', '/api/v2/account/balance')).rejects.toThrow();
+  });
+
+  it('generates and prints one admin and one api key when the config has none', async () => {
+    const io = createFakeCliIO(dir);
+    const exit = runCli(['emulator', '--port', '0'], io);
+    const out = await io.waitForStdout('api key');
+    expect(out).toMatch(/\n {2}admin key: \S+ {2}\(.+\)\n {2}api key: \S+ {2}\(.+\)\n$/);
+    io.interrupt();
+    expect(await exit).toBe(0);
+  });
+
+  it('a bad config prints one located error line and exits 2', async () => {
+    await writeFile(join(dir, 'bad.yaml'), 'balance: 10\nrate_limit: {}\n');
+    const io = createFakeCliIO(dir);
+    const code = await runCli(['emulator', '--port', '0', '--config', 'bad.yaml'], io);
+    expect(code).toBe(2);
+    expect(io.stdoutText()).toBe('');
+    const lines = io.stderrText().trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toBe('deflow: bad.yaml:2:1: rate_limit: unknown key; did you mean "rate_limits"?');
+  });
+
+  it('a port in use is a clear error with exit code 1', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const io = createFakeCliIO(dir);
+      const code = await runCli(['emulator', '--port', String(port)], io);
+      expect(code).toBe(1);
+      expect(io.stderrText()).toContain('already in use');
+      expect(io.stderrText()).toContain(String(port));
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+  });
+
+  it('a port that is not a number is a usage error (exit 2)', async () => {
+    const io = createFakeCliIO(dir);
+    expect(await runCli(['emulator', '--port', 'eighty'], io)).toBe(2);
+    expect(io.stderrText()).toContain('--port');
+  });
+});
