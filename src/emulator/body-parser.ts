@@ -202,13 +202,13 @@ export function assignField(target: Record<string, unknown>, name: string, value
       if (last) container[Number.isNaN(index) ? container.length : index] = value;
       else {
         const existing = container[index];
-        container = isContainer(existing) ? existing : (container[index] = make()) as Record<string, unknown> | unknown[];
+        container = isContainer(existing) ? existing : (container[index] = make());
       }
     } else {
       if (last) container[segment] = value;
       else {
         const existing = container[segment];
-        container = isContainer(existing) ? existing : (container[segment] = make()) as Record<string, unknown> | unknown[];
+        container = isContainer(existing) ? existing : (container[segment] = make());
       }
     }
   });

@@ -67,10 +67,10 @@ export function coerceArray(raw: unknown): Coerced<unknown[]> {
 export function coerceTextOrTexts(raw: unknown): Coerced<string | string[]> {
   if (typeof raw === 'string') {
     const list = raw.trim().startsWith('[') ? coerceArray(raw) : fail;
-    if (list.ok && list.value.every((v) => typeof v === 'string')) return ok(list.value as string[]);
+    if (list.ok && list.value.every((v) => typeof v === 'string')) return ok(list.value);
     return ok(raw);
   }
-  if (Array.isArray(raw) && raw.every((v) => typeof v === 'string')) return ok(raw as string[]);
+  if (Array.isArray(raw) && raw.every((v) => typeof v === 'string')) return ok(raw);
   return fail;
 }
 

@@ -54,16 +54,15 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, services
   }
   services.stats.countRequest();
   const outcome = await runApiPipeline(req, path, url.searchParams, services, answerApiRequest);
-  try {
-    if (outcome.response === 'reset') {
-      resetConnection(res);
-      return;
-    }
-    services.stats.countStatus(outcome.response.status);
-    await writeJson(req, res, outcome.response, outcome.faults, services.clock);
-  } finally {
-    if (outcome.body) await discardUploads(outcome.body);
+  // The answer is computed: uploads are no longer needed, and removing them before answering
+  // means a client never sees them linger.
+  if (outcome.body) await discardUploads(outcome.body);
+  if (outcome.response === 'reset') {
+    resetConnection(res);
+    return;
   }
+  services.stats.countStatus(outcome.response.status);
+  await writeJson(req, res, outcome.response, outcome.faults, services.clock);
 }
 
 /** GET /results/{request_id}/{filename}: the file of a finished job. */

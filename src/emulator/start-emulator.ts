@@ -100,7 +100,9 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       });
     });
   } catch (error) {
-    await Promise.allSettled([jobs.close(), webhooks.close(), rm(tempDir, { recursive: true, force: true })]);
+    jobs.close();
+    webhooks.close();
+    await rm(tempDir, { recursive: true, force: true });
     throw listenError(error, host, requestedPort);
   }
   const port = (server.address() as AddressInfo).port;
@@ -120,7 +122,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
-        await Promise.allSettled([jobs.close(), webhooks.close()]);
+        jobs.close();
+        webhooks.close();
         await closed;
         await rm(tempDir, { recursive: true, force: true });
       })();

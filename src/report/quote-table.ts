@@ -26,7 +26,8 @@ export function formatUnitRange(step: QuotedStep): string {
 export function formatSubtotal(total: QuoteTotal): string {
   const point = formatCost(total.exact + total.estimated);
   const unknown = total.unknown > 0 ? ` + ${total.unknown} unknown` : '';
-  return total.estimated > 0 || total.low !== total.high ? `${point} (${formatCost(total.low)}–${formatCost(total.high)})${unknown}` : `${point}${unknown}`;
+  const [low, high] = [formatCost(total.low), formatCost(total.high)];
+  return low !== high ? `${point} (${low}–${high})${unknown}` : `${point}${unknown}`;
 }
 
 /** "4 exact, 996 fitted". */
@@ -65,10 +66,10 @@ export function explanationLines(quote: Quote): { fits: string[]; assumptions: s
   for (const step of quote.steps) {
     for (const cls of step.classes) {
       if (!cls.fitted_on || !cls.check) continue;
-      const on = cls.fitted_on.map((p) => `${cls.variable}=${trim(p.x)} ${formatUnitPrice(p.price)}`).join(', ');
-      const check = `held out ${cls.variable}=${trim(cls.check.x)}: quoted ${formatUnitPrice(cls.check.quoted)}, predicted ${formatUnitPrice(cls.check.predicted)} (${cls.check.error_pct}% off)`;
-      const verdict = cls.outcome === 'fitted' ? 'fitted' : 'refused (not linear): each value quoted';
-      fits.push(`${step.id} ${cls.id}: ${verdict}; on ${on}; ${check}`);
+      const on = cls.fitted_on.map((p) => `${trim(p.x)} → ${formatUnitPrice(p.price)}`).join(', ');
+      const check = `held out ${trim(cls.check.x)}: quoted ${formatUnitPrice(cls.check.quoted)}, predicted ${formatUnitPrice(cls.check.predicted)} (${cls.check.error_pct}% off)`;
+      const verdict = cls.outcome === 'fitted' ? `fitted over ${cls.items} items` : `fit refused over ${cls.items} items (not linear), each value quoted`;
+      fits.push(`${step.id} ${cls.id} (${cls.variable}): ${verdict}; line on ${on}; ${check}`);
     }
     for (const a of step.assumptions) assumptions.push(`${step.id}: ${a}`);
     for (const item of step.quoted_items) {

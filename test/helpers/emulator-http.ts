@@ -9,7 +9,6 @@ import { type EmulatorConfigInput, type RunningEmulator, type StartEmulatorOptio
 export interface HttpAnswer {
   readonly status: number;
   readonly headers: Record<string, string>;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert literal values.
   readonly body: any;
   readonly text: string;
 }
