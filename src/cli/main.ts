@@ -4,8 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { isDeflowError } from '../common/deflow-error.js';
 import type { CliIO } from './cli-io.js';
+import { registerAccountCommand } from './account.js';
 import { registerEmulatorCommand } from './emulator.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
+import { registerModelsCommand } from './models.js';
 
 /** Builds the command tree. Each command file adds itself and reports its exit code. */
 export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Command {
@@ -24,6 +26,8 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
       setExitCode(await action(...args));
     };
   registerEmulatorCommand(program, io, wrap);
+  registerModelsCommand(program, io, wrap);
+  registerAccountCommand(program, io, wrap);
   return program;
 }
 

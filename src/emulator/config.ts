@@ -4,7 +4,7 @@
  * semantic rules (IP entries, unique secrets, known endpoints and models). A bad config is
  * refused with a located error; it is never used half-valid.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -162,12 +162,25 @@ let compiled: ValidateFunction | undefined;
 /** The schema validator, compiled once per process (it is immutable). */
 function compileSchema(): ValidateFunction {
   if (compiled) return compiled;
-  const schema = JSON.parse(readFileSync(new URL('../../schemas/emulator.schema.json', import.meta.url), 'utf8')) as object;
+  const schema = JSON.parse(readFileSync(EMULATOR_SCHEMA_URL, 'utf8')) as object;
   const ajv = new Ajv({ allErrors: true, useDefaults: true, allowUnionTypes: true, strict: true, verbose: true });
   ajv.addFormat('date-time', (value: string) => ISO_DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)));
   compiled = ajv.compile(schema);
   return compiled;
 }
 
-/** Path of the JSON Schema file of the config. */
-export const EMULATOR_SCHEMA_URL = new URL('../../schemas/emulator.schema.json', import.meta.url);
+/**
+ * The JSON Schema file of the config: the nearest `schemas/emulator.schema.json` above this
+ * module, so it is found from `src/` (tests), `dist/` (the package) and `dist-bench/src/`.
+ */
+export const EMULATOR_SCHEMA_URL = findUp('schemas/emulator.schema.json');
+
+function findUp(relative: string): URL {
+  let dir = new URL('./', import.meta.url);
+  for (let depth = 0; depth < 6; depth += 1) {
+    const candidate = new URL(relative, dir);
+    if (existsSync(candidate)) return candidate;
+    dir = new URL('../', dir);
+  }
+  return new URL(`../../${relative}`, import.meta.url);
+}

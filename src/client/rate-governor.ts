@@ -1,0 +1,337 @@
+import { EventEmitter } from 'node:events';
+import { type Clock, systemClock } from '../common/clock.js';
+import type { PoolId } from '../service/types.js';
+import { DailyLimitError } from './errors/daily-limit-error.js';
+import { type BucketAnswer, type BucketNews, type BucketTicket, GovernorBucket, type Refusal } from './governor-bucket.js';
+import { hasRateLimitInfo, type RateLimitSnapshot } from './rate-limit-snapshot.js';
+
+/** Options of {@link RateGovernor}. */
+export interface RateGovernorOptions {
+  /** The clock the service's `X-RateLimit-Reset` refers to (the emulator's virtual clock in tests). @default systemClock */
+  readonly clock?: Clock;
+  /**
+   * When a bucket's daily window is used up: `throw` a DailyLimitError at once (the run stops
+   * cleanly and can resume), or `wait` until the daily window refills. @default 'throw'
+   */
+  readonly onDailyLimit?: 'throw' | 'wait';
+}
+
+/** A request asking to go out. */
+export interface AcquireRequest {
+  /** The pool the endpoint spends (`endpoint.pool`); null for unthrottled endpoints. */
+  readonly pool: PoolId | null;
+  /** The model the body names; a `model`-source answer gives it its own bucket. */
+  readonly model?: string | undefined;
+  readonly method: string;
+  readonly path: string;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The right to send one request. Exactly one of `settle`/`abandon` must be called. */
+export interface GovernorPermit {
+  /** The bucket that holds the slot, or null for an unthrottled endpoint. */
+  readonly bucket: string | null;
+  settle(answer: { status: number; rateLimit: RateLimitSnapshot }): void;
+  /** No answer arrived; `reachedService` false gives the slot back. */
+  abandon(reachedService: boolean): void;
+}
+
+/** Events of {@link RateGovernor}. */
+export interface GovernorEvents {
+  /** A request waits for a window to refill (`window`), or a 429 closed one (`429`). `until` is clock ms. */
+  throttled: [{ bucket: string; pool: PoolId; model?: string; until: number | null; reason: 'window' | '429' }];
+  /** A bucket's limits became known or changed. */
+  limitLearned: [{ bucket: string; pool: PoolId; model?: string; limit: number; windowSeconds: number; dailyLimit?: number }];
+  /** A bucket's daily window is used up until `resetAt` (clock ms). */
+  dailyExhausted: [{ bucket: string; pool: PoolId; model?: string; resetAt: number }];
+}
+
+interface Waiter {
+  readonly request: AcquireRequest;
+  resolve(ticket: BucketTicket): void;
+  reject(error: unknown): void;
+}
+
+const NO_PERMIT: GovernorPermit = { bucket: null, settle: () => {}, abandon: () => {} };
+
+/**
+ * Paces requests per rate-limit pool so that, once a pool's limits are known, none is sent
+ * into an exhausted window. One bucket per pool, and one per model once an answer says
+ * `X-RateLimit-Source: model`. Before a bucket is known one request goes out to learn it
+ * (so at most one 429 per bucket while learning). Waiters queue FIFO per bucket and hold no
+ * slot while they wait; aborting a waiter's signal removes it.
+ */
+export class RateGovernor extends EventEmitter<GovernorEvents> {
+  readonly clock: Clock;
+  private readonly onDailyLimit: 'throw' | 'wait';
+  private readonly buckets = new Map<string, GovernorBucket>();
+  private readonly queues = new Map<string, Waiter[]>();
+  private readonly timers = new Map<string, { due: number; controller: AbortController }>();
+  /** `pool␀model` → which bucket that model's requests spend. */
+  private readonly routes = new Map<string, 'pool' | 'model'>();
+  private readonly probes = new Map<string, Promise<void>>();
+  private readonly dailyAnnounced = new Map<string, number>();
+  private readonly throttleAnnounced = new Map<string, number | null>();
+
+  constructor(options: RateGovernorOptions = {}) {
+    super();
+    this.clock = options.clock ?? systemClock;
+    this.onDailyLimit = options.onDailyLimit ?? 'throw';
+  }
+
+  /** Waits until `request` may go out and reserves its slot. */
+  async acquire(request: AcquireRequest): Promise<GovernorPermit> {
+    const { pool, model } = request;
+    if (pool === null) return NO_PERMIT;
+    for (;;) {
+      request.signal?.throwIfAborted();
+      const routeKey = model ? `${pool}\u0000${model}` : undefined;
+      const route = routeKey === undefined ? 'pool' : this.routes.get(routeKey);
+      if (route === 'model') return this.permit(bucketKey(pool, model), await this.enqueue(bucketKey(pool, model), request));
+      if (route === 'pool') return this.permit(pool, await this.enqueue(pool, request));
+      const pending = this.probes.get(routeKey!);
+      if (pending !== undefined) {
+        await abortable(pending, request.signal);
+        continue;
+      }
+      // This request probes whether the model has its own bucket; others for it wait.
+      let done!: () => void;
+      this.probes.set(routeKey!, new Promise<void>((resolve) => (done = resolve)));
+      const finish = (): void => {
+        this.probes.delete(routeKey!);
+        done();
+      };
+      try {
+        const ticket = await this.enqueue(pool, request);
+        return this.probePermit(pool, model!, routeKey!, ticket, finish);
+      } catch (error) {
+        finish();
+        throw error;
+      }
+    }
+  }
+
+  /** The state of every bucket seen so far (for verbose output and reports). */
+  describe(): { bucket: string; state: string; limit: number; windowSeconds: number; dailyRemaining?: number }[] {
+    return [...this.buckets.values()].map((b) => ({
+      bucket: b.key,
+      state: b.state,
+      limit: b.limit,
+      windowSeconds: b.windowMs / 1000,
+      ...(b.daily ? { dailyRemaining: b.daily.remaining } : {}),
+    }));
+  }
+
+  private permit(key: string, ticket: BucketTicket): GovernorPermit {
+    let open = true;
+    return {
+      bucket: key,
+      settle: (answer) => {
+        if (!open) return;
+        open = false;
+        this.report(key, this.bucket(key).settle(ticket, this.answer(answer)));
+        this.pump(key);
+      },
+      abandon: (reachedService) => {
+        if (!open) return;
+        open = false;
+        this.bucket(key).abandon(ticket, reachedService);
+        this.pump(key);
+      },
+    };
+  }
+
+  private probePermit(pool: string, model: string, routeKey: string, ticket: BucketTicket, finish: () => void): GovernorPermit {
+    const inner = this.permit(pool, ticket);
+    let open = true;
+    return {
+      bucket: pool,
+      settle: (answer) => {
+        if (!open) return;
+        open = false;
+        const informative = hasRateLimitInfo(answer.rateLimit);
+        if (answer.rateLimit.source === 'model') {
+          this.routes.set(routeKey, 'model');
+          this.bucket(pool).refund(ticket);
+          this.pump(pool);
+          const key = bucketKey(pool, model);
+          this.report(key, this.bucket(key).adopt(this.answer(answer)));
+          this.pump(key);
+        } else {
+          if (informative || (answer.status >= 200 && answer.status < 300) || answer.status === 422) this.routes.set(routeKey, 'pool');
+          inner.settle(answer);
+        }
+        finish();
+      },
+      abandon: (reachedService) => {
+        if (!open) return;
+        open = false;
+        inner.abandon(reachedService);
+        finish();
+      },
+    };
+  }
+
+  private enqueue(key: string, request: AcquireRequest): Promise<BucketTicket> {
+    const queue = this.queue(key);
+    if (queue.length === 0) {
+      const reservation = this.bucket(key).reserve(this.clock.now());
+      if (reservation.ok) return Promise.resolve(reservation.ticket);
+      this.noteRefusal(key, reservation);
+      if (reservation.reason === 'daily-exhausted' && this.onDailyLimit === 'throw') {
+        return Promise.reject(this.dailyError(key, request, reservation.until));
+      }
+      this.schedule(key, reservation.until);
+    }
+    return new Promise<BucketTicket>((resolve, reject) => {
+      const signal = request.signal;
+      const onAbort = (): void => {
+        const index = queue.indexOf(waiter);
+        if (index >= 0) queue.splice(index, 1);
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        request,
+        resolve: (ticket) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(ticket);
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      queue.push(waiter);
+    });
+  }
+
+  /** Hands free slots to waiters in arrival order, then sleeps until the next change. */
+  private pump(key: string): void {
+    const queue = this.queue(key);
+    const bucket = this.bucket(key);
+    while (queue.length > 0) {
+      const reservation = bucket.reserve(this.clock.now());
+      if (reservation.ok) {
+        queue.shift()!.resolve(reservation.ticket);
+        continue;
+      }
+      this.noteRefusal(key, reservation);
+      if (reservation.reason === 'daily-exhausted' && this.onDailyLimit === 'throw') {
+        for (const waiter of queue.splice(0)) waiter.reject(this.dailyError(key, waiter.request, reservation.until));
+        return;
+      }
+      this.schedule(key, reservation.until);
+      return;
+    }
+  }
+
+  private schedule(key: string, until: number | null): void {
+    if (until === null || !Number.isFinite(until)) return;
+    const existing = this.timers.get(key);
+    if (existing && existing.due <= until) return;
+    existing?.controller.abort();
+    const controller = new AbortController();
+    this.timers.set(key, { due: until, controller });
+    const delay = Math.max(0, until - this.clock.now());
+    this.clock.sleep(delay, controller.signal).then(
+      () => {
+        if (this.timers.get(key)?.controller === controller) this.timers.delete(key);
+        this.pump(key);
+      },
+      () => {},
+    );
+  }
+
+  private noteRefusal(key: string, refusal: Refusal): void {
+    const { pool, model } = splitKey(key);
+    if (refusal.reason === 'window') {
+      // Once per wait, not once per queued request.
+      if (this.throttleAnnounced.get(key) === refusal.until) return;
+      this.throttleAnnounced.set(key, refusal.until);
+      this.emit('throttled', { bucket: key, pool, ...(model ? { model } : {}), until: refusal.until, reason: 'window' });
+    } else if (refusal.reason === 'daily-exhausted' && refusal.until !== null) {
+      this.announceDaily(key, refusal.until);
+    }
+  }
+
+  private report(key: string, news: BucketNews): void {
+    const { pool, model } = splitKey(key);
+    const bucket = this.bucket(key);
+    const tag = model ? { model } : {};
+    if (news.learned) {
+      this.emit('limitLearned', {
+        bucket: key,
+        pool,
+        ...tag,
+        limit: bucket.limit,
+        windowSeconds: bucket.windowMs / 1000,
+        ...(bucket.daily ? { dailyLimit: bucket.daily.limit } : {}),
+      });
+    }
+    if (news.throttledUntil !== undefined) this.emit('throttled', { bucket: key, pool, ...tag, until: news.throttledUntil, reason: '429' });
+    if (news.dailyResetAt !== undefined) this.announceDaily(key, news.dailyResetAt);
+  }
+
+  /** `dailyExhausted`, once per bucket and daily window. */
+  private announceDaily(key: string, resetAt: number): void {
+    if (this.dailyAnnounced.get(key) === resetAt) return;
+    this.dailyAnnounced.set(key, resetAt);
+    const { pool, model } = splitKey(key);
+    this.emit('dailyExhausted', { bucket: key, pool, ...(model ? { model } : {}), resetAt });
+  }
+
+  private dailyError(key: string, request: AcquireRequest, resetAt: number | null): DailyLimitError {
+    const now = this.clock.now();
+    const known = resetAt !== null && Number.isFinite(resetAt);
+    const when = known ? ` until ${new Date(resetAt).toISOString()}` : '';
+    return new DailyLimitError({
+      status: 429,
+      serviceMessage: `not sent: the daily limit of the "${key}" rate-limit bucket is used up${when}`,
+      method: request.method,
+      path: request.path,
+      retryAfterSeconds: known ? Math.max(0, Math.ceil((resetAt - now) / 1000)) : undefined,
+      resetAt: known ? resetAt : undefined,
+    });
+  }
+
+  private answer(answer: { status: number; rateLimit: RateLimitSnapshot }): BucketAnswer {
+    return { ...answer, receivedAt: this.clock.now() };
+  }
+
+  private bucket(key: string): GovernorBucket {
+    let bucket = this.buckets.get(key);
+    if (!bucket) this.buckets.set(key, (bucket = new GovernorBucket(key)));
+    return bucket;
+  }
+
+  private queue(key: string): Waiter[] {
+    let queue = this.queues.get(key);
+    if (!queue) this.queues.set(key, (queue = []));
+    return queue;
+  }
+}
+
+const MODEL_SEPARATOR = '#model:';
+
+function bucketKey(pool: string, model: string | undefined): string {
+  return model ? `${pool}${MODEL_SEPARATOR}${model}` : pool;
+}
+
+function splitKey(key: string): { pool: string; model?: string } {
+  const at = key.indexOf(MODEL_SEPARATOR);
+  return at < 0 ? { pool: key } : { pool: key.slice(0, at), model: key.slice(at + MODEL_SEPARATOR.length) };
+}
+
+function abortable(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, reject);
+  });
+}
