@@ -3,11 +3,16 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { isDeflowError } from '../common/deflow-error.js';
+import { API_KEY_ENV } from '../client/api-key.js';
+import { DEFAULT_BASE_URL } from '../client/client-options.js';
+import { DeapiClient } from '../client/deapi-client.js';
+import type { ModelInfo } from '../service/model-catalogue.js';
 import type { CliIO } from './cli-io.js';
 import { registerAccountCommand } from './account.js';
 import { registerEmulatorCommand } from './emulator.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { registerModelsCommand } from './models.js';
+import { registerValidateCommand } from './validate.js';
 
 /** Builds the command tree. Each command file adds itself and reports its exit code. */
 export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Command {
@@ -26,6 +31,7 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
       setExitCode(await action(...args));
     };
   registerEmulatorCommand(program, io, wrap);
+  registerValidateCommand(program, io, wrap, { createModelFetcher: liveModelFetcher });
   registerModelsCommand(program, io, wrap);
   registerAccountCommand(program, io, wrap);
   return program;
@@ -35,6 +41,21 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
 export type ActionWrapper = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
 
 const VERSION = '0.1.0';
+
+/** With `DEAPI_API_KEY` set, `validate` checks limits against the service's live model list. */
+function liveModelFetcher(io: CliIO): (() => Promise<readonly ModelInfo[]>) | undefined {
+  const apiKey = io.env[API_KEY_ENV]?.trim();
+  if (!apiKey) return undefined;
+  const baseUrl = io.env.DEAPI_BASE_URL?.trim() || DEFAULT_BASE_URL;
+  return async () => {
+    const client = new DeapiClient({ apiKey, baseUrl });
+    try {
+      return await client.listModels();
+    } finally {
+      await client.close();
+    }
+  };
+}
 
 /** Runs the CLI with `argv` (without node and script) and resolves to the exit code. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {

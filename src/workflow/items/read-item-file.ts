@@ -1,0 +1,93 @@
+import { readFile, stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { formatBytes } from '../yaml/read-source-file.js';
+
+/** Largest for_each file read (one item per line or row). */
+export const MAX_ITEM_FILE_BYTES = 256 * 1024 * 1024;
+
+/** Items read from a file, or where and why the file could not be read. */
+export type ItemFileResult =
+  | { readonly ok: true; readonly values: readonly unknown[] }
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      /** Set when the problem is inside the file's content (a bad JSON line, a CSV row). */
+      readonly at?: { readonly line: number; readonly col: number };
+    };
+
+/** The formats `for_each: { file }` reads, by extension. */
+export const ITEM_FILE_EXTENSIONS = ['.txt', '.jsonl', '.ndjson', '.csv'] as const;
+
+/**
+ * Reads a list of items: `.txt` gives one string per non-empty line, `.jsonl` one value per
+ * non-empty line, `.csv` one record per row keyed by the header row (values stay strings).
+ */
+export async function readItemFile(path: string): Promise<ItemFileResult> {
+  const extension = extname(path).toLowerCase();
+  if (!(ITEM_FILE_EXTENSIONS as readonly string[]).includes(extension)) {
+    return fail(`expected a .txt, .jsonl or .csv file, got "${extension || 'no extension'}"`);
+  }
+  let text: string;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return fail('expected a file, got a directory');
+    if (info.size > MAX_ITEM_FILE_BYTES) return fail(`expected at most ${formatBytes(MAX_ITEM_FILE_BYTES)}, got ${formatBytes(info.size)}`);
+    text = (await readFile(path, 'utf8')).replace(/^\uFEFF/, '');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return fail(code === 'ENOENT' ? 'file not found' : `cannot read the file (${code ?? String(error)})`);
+  }
+  if (extension === '.txt') return { ok: true, values: lines(text).map(([, line]) => line) };
+  if (extension === '.csv') return readCsv(text);
+  return readJsonLines(text);
+}
+
+function lines(text: string): [number, string][] {
+  const out: [number, string][] = [];
+  text.split('\n').forEach((raw, index) => {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.trim() !== '') out.push([index + 1, line]);
+  });
+  return out;
+}
+
+function readJsonLines(text: string): ItemFileResult {
+  const values: unknown[] = [];
+  for (const [number, line] of lines(text)) {
+    try {
+      values.push(JSON.parse(line));
+    } catch (error) {
+      return failAt(number, `expected one JSON value per line (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  return { ok: true, values };
+}
+
+function readCsv(text: string): ItemFileResult {
+  let duplicate: string | undefined;
+  try {
+    const values = parse<Record<string, string>>(text, {
+      bom: true,
+      skip_empty_lines: true,
+      columns: (header: string[]) => {
+        duplicate = header.find((name, i) => header.indexOf(name) !== i);
+        if (duplicate !== undefined) throw new Error(`duplicate column "${duplicate}"`);
+        return header;
+      },
+    });
+    return { ok: true, values };
+  } catch (error) {
+    const line = Number((error as { lines?: number }).lines ?? 1);
+    const message = error instanceof Error ? error.message : String(error);
+    return failAt(duplicate === undefined ? Math.max(1, line) : 1, `cannot read the CSV (${message})`);
+  }
+}
+
+function fail(reason: string): ItemFileResult {
+  return { ok: false, reason };
+}
+
+function failAt(line: number, reason: string): ItemFileResult {
+  return { ok: false, reason, at: { line, col: 1 } };
+}

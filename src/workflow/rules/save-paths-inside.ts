@@ -1,0 +1,59 @@
+import { prepareScope } from '../expressions/evaluate.js';
+import { contextsOf, staticValue } from '../expressions/static-value.js';
+import { savePathProblem } from '../render/resolve-save-path.js';
+import type { ContextName, Template } from '../types.js';
+import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
+import { ItemProblems, itemLabel } from './item-problems.js';
+import type { Rule } from './rule-context.js';
+
+const KNOWN_NOW = new Set<ContextName>(['inputs', 'item']);
+
+/**
+ * `save` paths stay inside the output folder: the literal text is checked with placeholders
+ * for expressions, paths known before the run (over inputs and items) are checked for every
+ * item, and two items of one step may not be saved to the same path.
+ */
+export const savePathsInside: Rule = {
+  name: 'savePathsInside',
+  check(context) {
+    const { workflow, report } = context;
+    for (const step of workflow.steps) {
+      const save = step.save;
+      if (!save) continue;
+      const at = workflow.locator.at(save.path);
+      const shape = savePathProblem(withPlaceholders(save));
+      if (shape) {
+        report(new WorkflowError(WORKFLOW_CODES.savePath, at, shape));
+        continue;
+      }
+      const contexts = contextsOf(save);
+      const items = context.itemsOf(step.id);
+      if (!contexts || contexts.has('steps') || contexts.has('run')) continue;
+      if (step.forEach && items && items.length > 1 && !contexts.has('item')) {
+        report(new WorkflowError(WORKFLOW_CODES.savePath, at, `every item would be saved to the same path; include \${{ item.stem }} or \${{ item.index }}`));
+        continue;
+      }
+      const problems = new ItemProblems();
+      const seen = new Map<string, number>();
+      const count = contexts.has('item') && items ? items.length : 1;
+      for (let k = 0; k < count; k++) {
+        const item = contexts.has('item') && items ? items.at(k) : undefined;
+        const rendered = staticValue(save, KNOWN_NOW, prepareScope({ inputs: context.inputs, item }));
+        if (rendered.kind !== 'value') continue;
+        const path = String(rendered.value ?? '');
+        const label = itemLabel(item ? k : undefined, item?.value);
+        const problem = savePathProblem(path);
+        if (problem) problems.add('unsafe', () => new WorkflowError(WORKFLOW_CODES.savePath, at, `${problem}: ${JSON.stringify(path)}${label}`));
+        const first = seen.get(path);
+        if (first !== undefined) problems.add('duplicate', () => new WorkflowError(WORKFLOW_CODES.savePath, at, `items ${first} and ${k} would both be saved to ${JSON.stringify(path)}`));
+        else seen.set(path, k);
+      }
+      problems.flush(report);
+    }
+  },
+};
+
+/** The template with each expression replaced by a harmless name, to check its literal shape. */
+function withPlaceholders(template: Template): string {
+  return template.parts.map((part) => (typeof part === 'string' ? part : 'x')).join('');
+}

@@ -1,0 +1,46 @@
+import { prepareScope } from '../expressions/evaluate.js';
+import { contextsOf, type StaticValue, staticValue } from '../expressions/static-value.js';
+import type { ItemContext } from '../items/item-list.js';
+import type { ContextName, StepDef, ValueTemplate } from '../types.js';
+import type { RuleContext } from './rule-context.js';
+
+/** One value of a field known before the run: per item when it reads `item`, else once. */
+export interface KnownValue {
+  /** The item index, when the value depends on the item. */
+  readonly k?: number;
+  readonly item?: ItemContext;
+  readonly value: StaticValue;
+}
+
+const WITH_INPUTS = new Set<ContextName>(['inputs']);
+const WITH_ITEM = new Set<ContextName>(['inputs', 'item']);
+
+/**
+ * The values a `with` field will take that can be known now: literals, expressions over
+ * `inputs`, and expressions over `item` (evaluated for each item). Values that read `steps`
+ * or `run` are only known during the run and are skipped here (the engine checks them then).
+ */
+export function* knownValues(context: RuleContext, step: StepDef, value: ValueTemplate): Generator<KnownValue> {
+  if (value.kind === 'literal') {
+    yield { value: { kind: 'value', value: value.value } };
+    return;
+  }
+  const contexts = contextsOf(value);
+  if (!contexts) return;
+  if (!contexts.has('item')) {
+    yield { value: staticValue(value, WITH_INPUTS, prepareScope({ inputs: context.inputs })) };
+    return;
+  }
+  const items = context.itemsOf(step.id);
+  if (!items) return;
+  for (let k = 0; k < items.length; k++) {
+    const item = items.at(k);
+    yield { k, item, value: staticValue(value, WITH_ITEM, prepareScope({ inputs: context.inputs, item })) };
+  }
+}
+
+/** The known values of a step's field by name, or nothing when the field is absent. */
+export function* knownFieldValues(context: RuleContext, step: StepDef, field: string): Generator<KnownValue> {
+  const value = step.with.get(field);
+  if (value) yield* knownValues(context, step, value);
+}

@@ -1,0 +1,69 @@
+import { open } from 'node:fs/promises';
+import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
+
+/** Largest workflow (or inputs file) read, checked before parsing: big configs are refused, not parsed. */
+export const MAX_WORKFLOW_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Reads a text file for parsing, refusing it past `maxBytes` without reading it whole.
+ * `displayName` is what errors print (the path as the user gave it).
+ */
+export async function readSourceFile(path: string, displayName: string, maxBytes = MAX_WORKFLOW_BYTES): Promise<string> {
+  const where = { file: displayName, line: 1, col: 1, path: 'workflow' };
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read the file (${describeError(error)})`;
+    throw new WorkflowError(WORKFLOW_CODES.file, where, reason, { cause: error });
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new WorkflowError(WORKFLOW_CODES.file, where, 'expected a file, got a directory or special file');
+    if (stat.size > maxBytes) throw tooLarge(where, stat.size, maxBytes);
+    // Read one byte past the cap: a file that grew since stat() is still refused.
+    const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length === buffer.length) break;
+    }
+    if (length > maxBytes) throw tooLarge(where, length, maxBytes);
+    return stripBom(buffer.subarray(0, length).toString('utf8'));
+  } catch (error) {
+    if (error instanceof WorkflowError) throw error;
+    throw new WorkflowError(WORKFLOW_CODES.file, where, `cannot read the file (${describeError(error)})`, { cause: error });
+  } finally {
+    await handle.close();
+  }
+}
+
+function tooLarge(where: { file: string; line: number; col: number; path: string }, size: number, maxBytes: number): WorkflowError {
+  return new WorkflowError(
+    WORKFLOW_CODES.tooLarge,
+    where,
+    `expected a file of at most ${formatBytes(maxBytes)}, got ${size > maxBytes ? `more than ${formatBytes(maxBytes)}` : formatBytes(size)}`,
+  );
+}
+
+/** `5 MiB`, `20.5 MiB`, `812 KiB`, `12 B`. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${trim(bytes / (1024 * 1024))} MiB`;
+  if (bytes >= 1024) return `${trim(bytes / 1024)} KiB`;
+  return `${bytes} B`;
+}
+
+function trim(value: number): string {
+  return String(Math.round(value * 10) / 10);
+}
+
+function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function describeError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code ?? (error instanceof Error ? error.message : String(error));
+}
