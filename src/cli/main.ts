@@ -12,6 +12,7 @@ import { registerAccountCommand } from './account.js';
 import { registerEmulatorCommand } from './emulator.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { registerModelsCommand } from './models.js';
+import { registerQuoteCommand } from './quote.js';
 import { registerValidateCommand } from './validate.js';
 
 /** Builds the command tree. Each command file adds itself and reports its exit code. */
@@ -32,6 +33,7 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
     };
   registerEmulatorCommand(program, io, wrap);
   registerValidateCommand(program, io, wrap, { createModelFetcher: liveModelFetcher });
+  registerQuoteCommand(program, io, wrap);
   registerModelsCommand(program, io, wrap);
   registerAccountCommand(program, io, wrap);
   return program;

@@ -1,0 +1,123 @@
+/**
+ * A Quote as text for a terminal: one row per step (items, unit price or range, subtotal, how
+ * the prices were obtained), the total, the balance and budget, the number of price requests,
+ * then the fits, assumptions and unknown items that explain the figures.
+ */
+import type { QuoteComparison, QuoteDelta } from '../engine/quote-compare.js';
+import type { PriceMethod, QuotedStep, Quote, QuoteTotal } from '../engine/quote-types.js';
+import { formatCost } from './format-cost.js';
+
+/** Unknown items listed per quote before "… and N more". */
+export const MAX_LISTED_UNKNOWN = 20;
+
+/** A unit price: micro-dollar precision below a cent (a transcription second costs $0.000014). */
+export function formatUnitPrice(usd: number): string {
+  return Math.abs(usd) < 0.01 ? `$${usd.toFixed(6)}` : formatCost(usd);
+}
+
+/** `$0.001200` or `$0.000100–$0.008300`, or `—` when no item has a price. */
+export function formatUnitRange(step: QuotedStep): string {
+  const range = step.unit_price;
+  if (!range) return '—';
+  return range.min === range.max ? formatUnitPrice(range.min) : `${formatUnitPrice(range.min)}–${formatUnitPrice(range.max)}`;
+}
+
+/** exact + estimated, with the range when part of it is estimated. */
+export function formatSubtotal(total: QuoteTotal): string {
+  const point = formatCost(total.exact + total.estimated);
+  const unknown = total.unknown > 0 ? ` + ${total.unknown} unknown` : '';
+  const [low, high] = [formatCost(total.low), formatCost(total.high)];
+  return low !== high ? `${point} (${low}–${high})${unknown}` : `${point}${unknown}`;
+}
+
+/** "4 exact, 996 fitted". */
+export function describeCounts(counts: Readonly<Record<PriceMethod, number>>): string {
+  const parts = (Object.entries(counts) as [PriceMethod, number][]).filter(([, n]) => n > 0).map(([m, n]) => `${n} ${m}`);
+  return parts.length > 0 ? parts.join(', ') : 'no items';
+}
+
+/** A change as `+$0.1234 (+3.10%)`, `new` or `removed`. */
+export function formatChange(d: QuoteDelta): string {
+  if (d.before === null) return 'new';
+  if (d.after === null) return 'removed';
+  const sign = d.change > 0 ? '+' : d.change < 0 ? '-' : '±';
+  const pct = d.change_pct === null ? '' : ` (${d.change_pct > 0 ? '+' : ''}${d.change_pct}%)`;
+  return `${sign}${formatCost(Math.abs(d.change))}${pct}`;
+}
+
+/** One-line verdicts on the balance and the budget. */
+export function budgetLines(quote: Quote): { balance: string; budget: string | null } {
+  const point = quote.total.exact + quote.total.estimated;
+  const balance =
+    quote.balance === null
+      ? 'unknown (could not be read)'
+      : `${formatCost(quote.balance)}${quote.over_balance ? ` — NOT enough for ${formatCost(point)}` : ' — enough'}`;
+  const budget =
+    quote.max_cost === null ? null : `${formatCost(quote.max_cost)}${quote.over_budget ? ` — OVER by ${formatCost(point - quote.max_cost)}` : ' — within'}`;
+  return { balance, budget };
+}
+
+/** Explanations shared by the text and Markdown forms: fits, refusals, assumptions, unknown items. */
+export function explanationLines(quote: Quote): { fits: string[]; assumptions: string[]; unknown: string[]; moreUnknown: number } {
+  const fits: string[] = [];
+  const assumptions: string[] = [];
+  const unknown: string[] = [];
+  let moreUnknown = 0;
+  for (const step of quote.steps) {
+    for (const cls of step.classes) {
+      if (!cls.fitted_on || !cls.check) continue;
+      const on = cls.fitted_on.map((p) => `${trim(p.x)} → ${formatUnitPrice(p.price)}`).join(', ');
+      const check = `held out ${trim(cls.check.x)}: quoted ${formatUnitPrice(cls.check.quoted)}, predicted ${formatUnitPrice(cls.check.predicted)} (${cls.check.error_pct}% off)`;
+      const verdict = cls.outcome === 'fitted' ? `fitted over ${cls.items} items` : `fit refused over ${cls.items} items (not linear), each value quoted`;
+      fits.push(`${step.id} ${cls.id} (${cls.variable}): ${verdict}; line on ${on}; ${check}`);
+    }
+    for (const a of step.assumptions) assumptions.push(`${step.id}: ${a}`);
+    for (const item of step.quoted_items) {
+      if (item.method !== 'unknown') continue;
+      if (unknown.length < MAX_LISTED_UNKNOWN) unknown.push(`${step.id}[${item.index}] ${item.key}: ${item.reason ?? item.basis}`);
+      else moreUnknown++;
+    }
+  }
+  return { fits, assumptions, unknown, moreUnknown };
+}
+
+const trim = (x: number): string => (Number.isInteger(x) ? String(x) : String(Number(x.toFixed(3))));
+
+/** Pads columns: left-aligned text, right-aligned numbers. */
+function columns(rows: readonly (readonly string[])[], right: ReadonlySet<number>): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** The quote as plain text. */
+export function renderQuoteTable(quote: Quote, comparison?: QuoteComparison): string {
+  const lines: string[] = [`Quote for ${quote.workflow}`, ''];
+  const header = ['STEP', 'TASK', 'MODEL', 'ITEMS', 'UNIT PRICE', 'SUBTOTAL', 'HOW OBTAINED'];
+  const rows = quote.steps.map((s) => [s.id, s.task, s.model ?? '-', String(s.items), formatUnitRange(s), formatSubtotal(s.subtotal), describeCounts(s.counts)]);
+  lines.push(...columns([header, ...rows], new Set([3])), '');
+  const t = quote.total;
+  lines.push(`Total:     ${formatSubtotal(t)}  (exact ${formatCost(t.exact)} + estimated ${formatCost(t.estimated)})`);
+  const verdicts = budgetLines(quote);
+  lines.push(`Balance:   ${verdicts.balance}`);
+  if (verdicts.budget) lines.push(`Budget:    ${verdicts.budget}`);
+  lines.push(`Price requests sent: ${quote.price_requests}${quote.cache_hits > 0 ? ` (${quote.cache_hits} answers from the quote cache)` : ''}`);
+  const why = explanationLines(quote);
+  const section = (title: string, entries: readonly string[]): void => {
+    if (entries.length > 0) lines.push('', `${title}:`, ...entries.map((e) => `  ${e}`));
+  };
+  section('Fits', why.fits);
+  section('Assumptions', why.assumptions);
+  section('Unknown', [...why.unknown, ...(why.moreUnknown > 0 ? [`… and ${why.moreUnknown} more`] : [])]);
+  section('Warnings', quote.warnings);
+  if (comparison) {
+    lines.push('', `Change against ${comparison.previous}:`);
+    const change = [['STEP', 'BEFORE', 'AFTER', 'CHANGE'], ...[...comparison.steps, comparison.total].map((d) => [d.id, formatCost(d.before), formatCost(d.after), formatChange(d)])];
+    lines.push(...columns(change, new Set([1, 2])).map((l) => `  ${l}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
