@@ -2,7 +2,7 @@
  * `npm run bench -- upload [--mb 50] [--big-mb 200] [--reps 2]`
  *
  * Peak RSS growth of the client process while it submits one large file: deflow's streamed
- * multipart (the file read in 16 KiB pieces into a hand-framed body over undici request())
+ * multipart (the file read in 16 KiB pieces into a form-data body over undici request())
  * against a naive upload (readFile → Blob → undici FormData over fetch). Each variant runs in its own child process and
  * the emulator in another, so only the uploader's memory counts. The file is a valid MP4
  * padded with a `free` box, sent as the `video` of a video upscale. deflow also uploads a

@@ -1,14 +1,15 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { pipeline, Readable, Transform } from 'node:stream';
+import FormData from 'form-data';
 import { DeflowError } from '../common/deflow-error.js';
 import type { BodyKind } from '../service/types.js';
 import { type FieldValue, isFileRef, isStreamRef, type RequestFields } from './field-values.js';
-import { encodeMultipartStream, type MultipartPart } from './multipart-stream.js';
 
 /** A request body ready for undici, built fresh for every attempt (streams are single-use). */
 export interface EncodedBody {
-  readonly body: string | AsyncIterable<Uint8Array>;
+  readonly body: string | Readable;
   readonly contentType: string;
   readonly contentLength: number | undefined;
 }
@@ -16,7 +17,7 @@ export interface EncodedBody {
 /** Encodes `fields` as JSON or multipart, as the endpoint's catalogue entry says. */
 export async function encodeBody(kind: BodyKind, fields: RequestFields): Promise<EncodedBody> {
   if (kind === 'json') return { body: JSON.stringify(toJson(fields, '')), contentType: 'application/json', contentLength: undefined };
-  return encodeStreamParts(flattenMultipart(fields));
+  return encodeMultipart(await sizeFiles(flattenMultipart(fields)));
 }
 
 /**
@@ -31,7 +32,7 @@ const FILE_CHUNK_BYTES = 16 * 1024;
 type FlatPart =
   | { kind: 'text'; name: string; value: string }
   | { kind: 'file'; name: string; path: string; filename: string; contentType: string }
-  | { kind: 'stream'; name: string; open: () => AsyncIterable<Uint8Array>; size: number | undefined; filename: string; contentType: string };
+  | { kind: 'stream'; name: string; open: () => Readable | AsyncIterable<Uint8Array>; size: number | undefined; filename: string; contentType: string };
 
 /**
  * Multipart field names follow the PHP convention the service reads: `name[]` for lists of
@@ -42,11 +43,10 @@ function flattenMultipart(fields: RequestFields): FlatPart[] {
   const visit = (name: string, value: FieldValue): void => {
     if (value === null || value === undefined) return;
     if (isStreamRef(value)) {
-      const open = value.stream;
       parts.push({
         kind: 'stream',
         name,
-        open: () => open() as AsyncIterable<Uint8Array>,
+        open: value.stream,
         size: value.size,
         filename: value.filename,
         contentType: value.contentType ?? 'application/octet-stream',
@@ -73,18 +73,68 @@ function flattenMultipart(fields: RequestFields): FlatPart[] {
   return parts;
 }
 
-async function encodeStreamParts(parts: FlatPart[]): Promise<EncodedBody> {
-  const framed: MultipartPart[] = [];
+/** A part whose byte length is settled (`undefined`: unknown, so the body goes chunked). */
+type SizedPart = Exclude<FlatPart, { kind: 'file' }> | (Extract<FlatPart, { kind: 'file' }> & { size: number });
+
+/** Every file is stat'ed before any is opened, so a missing one leaves no stream open behind it. */
+async function sizeFiles(parts: FlatPart[]): Promise<SizedPart[]> {
+  return Promise.all(parts.map(async (part) => (part.kind === 'file' ? { ...part, size: await statFile(part.path) } : part)));
+}
+
+/**
+ * form-data frames the parts and pulls each stream only as undici drains the socket, so memory
+ * stays flat whatever the size. The form carries a Content-Length only when every part's
+ * length is known; otherwise undici sends it chunked.
+ */
+function encodeMultipart(parts: SizedPart[]): EncodedBody {
+  const form = new FormData();
+  const sources: Readable[] = [];
+  // undici destroys the form when the exchange ends or fails; the form does not pass that on.
+  form.once('close', () => {
+    for (const source of sources) source.destroy();
+  });
   for (const part of parts) {
-    if (part.kind === 'text') framed.push(part);
-    else if (part.kind === 'stream') framed.push(part);
-    else {
-      const size = await statFile(part.path);
-      framed.push({ ...part, kind: 'stream', size, open: () => createReadStream(part.path, { highWaterMark: FILE_CHUNK_BYTES }) });
+    if (part.kind === 'text') {
+      form.append(part.name, part.value);
+      continue;
     }
+    const source = openPart(part);
+    sources.push(source);
+    const known = part.size === undefined ? {} : { knownLength: part.size };
+    form.append(part.name, source, { filename: part.filename, contentType: part.contentType, ...known });
   }
-  const encoded = encodeMultipartStream(framed);
-  return { body: encoded.body, contentType: encoded.contentType, contentLength: encoded.contentLength };
+  const contentType = String(form.getHeaders()['content-type']);
+  return { body: form, contentType, contentLength: form.hasKnownLength() ? form.getLengthSync() : undefined };
+}
+
+function openPart(part: Exclude<SizedPart, { kind: 'text' }>): Readable {
+  if (part.kind === 'file') return checkLength(createReadStream(part.path, { highWaterMark: FILE_CHUNK_BYTES }), part.name, part.size);
+  const opened = part.open();
+  const source = opened instanceof Readable ? opened : Readable.from(opened, { objectMode: false, highWaterMark: FILE_CHUNK_BYTES });
+  return part.size === undefined ? source : checkLength(source, part.name, part.size);
+}
+
+/**
+ * Passes `source` through, failing as soon as it gives more than `declared` bytes or ends
+ * short of it: either would corrupt the body the Content-Length promised.
+ */
+function checkLength(source: Readable, name: string, declared: number): Readable {
+  let seen = 0;
+  const mismatch = (more: string): Error => new Error(`multipart part ${name}: the stream gave ${seen}${more} bytes, ${declared} were declared`);
+  const counter = new Transform({
+    // Holds nothing back: each piece goes straight on, so the check adds no buffer to the chain.
+    highWaterMark: 0,
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > declared) callback(mismatch(' or more'));
+      else callback(null, chunk);
+    },
+    flush(callback) {
+      callback(seen === declared ? null : mismatch(''));
+    },
+  });
+  // The counter re-raises the source's errors; form-data listens to the counter alone.
+  return pipeline(source, counter, () => {});
 }
 
 function toJson(value: FieldValue, where: string): unknown {

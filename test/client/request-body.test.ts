@@ -1,4 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -9,17 +10,33 @@ import { sendJson, useClientAt, useLocalServer } from './support.js';
 interface Received {
   contentType: string;
   contentLength: string | undefined;
+  transferEncoding: string | undefined;
+  /** Body bytes as they came off the wire. */
+  bytes: number;
   fields: [string, string][];
   files: { name: string; filename: string; bytes: number }[];
   json?: unknown;
 }
 
 /** A server that records what each body carried (multipart parsed with busboy, or JSON). */
-async function recordingServer() {
+async function recordingServer(onProgress: (entry: Received) => void = () => {}) {
   const received: Received[] = [];
   const server = await useLocalServer((req, res) => {
-    const entry: Received = { contentType: String(req.headers['content-type']), contentLength: req.headers['content-length'], fields: [], files: [] };
+    const entry: Received = {
+      contentType: String(req.headers['content-type']),
+      contentLength: req.headers['content-length'],
+      transferEncoding: req.headers['transfer-encoding'],
+      bytes: 0,
+      fields: [],
+      files: [],
+    };
     received.push(entry);
+    req.on('data', (c: Buffer) => {
+      entry.bytes += c.length;
+      onProgress(entry);
+    });
+    // A body the client abandons half-way is part of what these tests send.
+    req.on('error', () => {});
     const answer = (): void => sendJson(res, 200, { data: { request_id: 'r-1', price: 1 } });
     if (!entry.contentType.startsWith('multipart/')) {
       const chunks: Buffer[] = [];
@@ -38,6 +55,7 @@ async function recordingServer() {
       stream.on('end', () => entry.files.push({ name, filename: info.filename ?? '', bytes }));
     });
     parser.on('close', answer);
+    parser.on('error', () => res.destroy());
     req.pipe(parser);
   });
   return { server, received, client: useClientAt(server.url, { governor: false }) };
@@ -69,6 +87,7 @@ describe('request bodies', () => {
     });
     const [body] = received;
     expect(body!.contentType).toMatch(/^multipart\/form-data; boundary=/);
+    expect(Number(body!.contentLength)).toBe(body!.bytes);
     expect(body!.fields).toEqual([
       ['prompt', 'make it blue'],
       ['model', 'QwenImageEdit_Plus_NF4'],
@@ -93,11 +112,76 @@ describe('request bodies', () => {
     });
     const [body] = received;
     expect(Number(body!.contentLength)).toBeGreaterThan(8000);
+    expect(Number(body!.contentLength)).toBe(body!.bytes);
     expect(body!.files).toEqual([{ name: 'image', filename: 'piped.png', bytes: 8000 }]);
     expect(body!.fields).toEqual([
       ['model', 'RealESRGAN_x4'],
       ['return_result_in_response', 'true'],
     ]);
+  });
+
+  test('multipart with a stream of unknown size, or an empty file, goes chunked', async () => {
+    const { client, received } = await recordingServer();
+    const empty = join(dir, 'empty.png');
+    await writeFile(empty, '');
+    async function* pieces(): AsyncGenerator<Uint8Array> {
+      yield new Uint8Array(1500);
+      yield new Uint8Array(2500);
+    }
+    await client.submit('image.edit', {
+      prompt: 'p',
+      model: 'QwenImageEdit_Plus_NF4',
+      images: [{ stream: pieces, filename: 'unsized.png' }, { path: empty }],
+    });
+    const [body] = received;
+    expect(body!.contentLength).toBeUndefined();
+    expect(body!.transferEncoding).toBe('chunked');
+    expect(body!.files).toEqual([
+      { name: 'images[]', filename: 'unsized.png', bytes: 4000 },
+      { name: 'images[]', filename: 'empty.png', bytes: 0 },
+    ]);
+  });
+
+  test('a multipart body is streamed: the server has the first piece before the second is read', async () => {
+    const piece = 64 * 1024;
+    let firstArrived = (): void => {};
+    const arrived = new Promise<void>((resolve) => (firstArrived = resolve));
+    const { client, received } = await recordingServer((entry) => {
+      if (entry.bytes >= piece) firstArrived();
+    });
+    // Were the body gathered before sending, the second piece would wait forever.
+    async function* pieces(): AsyncGenerator<Uint8Array> {
+      yield Buffer.alloc(piece, 1);
+      await arrived;
+      yield Buffer.alloc(piece, 2);
+    }
+    await client.submit('image.upscale', { image: { stream: pieces, size: 2 * piece, filename: 'big.png' }, model: 'RealESRGAN_x4' });
+    expect(received[0]!.files).toEqual([{ name: 'image', filename: 'big.png', bytes: 2 * piece }]);
+    expect(Number(received[0]!.contentLength)).toBe(received[0]!.bytes);
+  });
+
+  test.each([
+    [7000, 'multipart part image: the stream gave 7000 bytes, 8000 were declared'],
+    [9000, 'multipart part image: the stream gave 9000 or more bytes, 8000 were declared'],
+  ])('a stream of %i bytes declared as 8000 fails the request, naming the part', async (actual, message) => {
+    const { client, received } = await recordingServer();
+    const error = await client
+      .submit('image.upscale', { image: { stream: () => Readable.from([Buffer.alloc(actual)]), size: 8000, filename: 'x.png' }, model: 'RealESRGAN_x4' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'E_NETWORK' });
+    expect((error as Error).message).toContain(message);
+    expect(received.flatMap((r) => r.files)).toEqual([]);
+  });
+
+  test.skipIf(!existsSync('/proc/self/fd'))('an upload the service answers before reading leaves no file open', async () => {
+    const path = join(dir, 'large.png');
+    // Sparse, and far larger than the loopback socket buffers could swallow.
+    await writeFile(path, '');
+    await truncate(path, 256 * 1024 * 1024);
+    const server = await useLocalServer((_req, res) => sendJson(res, 422, { message: 'The image field is invalid.', errors: { image: ['invalid'] } }));
+    const client = useClientAt(server.url, { governor: false });
+    await expect(client.submit('image.upscale', { image: { path }, model: 'RealESRGAN_x4' })).rejects.toMatchObject({ status: 422 });
+    await expect.poll(() => openDescriptorsOf(path)).toBe(0);
   });
 
   test('JSON bodies keep real types and drop undefined fields', async () => {
@@ -124,3 +208,13 @@ describe('request bodies', () => {
     expect(received[0]!.fields.map(([name]) => name)).toEqual(['prompt', 'type', 'model_slug']);
   });
 });
+
+function openDescriptorsOf(path: string): number {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+    } catch {
+      return false;
+    }
+  }).length;
+}
