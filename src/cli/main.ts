@@ -13,6 +13,7 @@ import { registerEmulatorCommand } from './emulator.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { registerModelsCommand } from './models.js';
 import { registerQuoteCommand } from './quote.js';
+import { registerRunCommand } from './run.js';
 import { registerValidateCommand } from './validate.js';
 
 /** Builds the command tree. Each command file adds itself and reports its exit code. */
@@ -34,6 +35,7 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
   registerEmulatorCommand(program, io, wrap);
   registerValidateCommand(program, io, wrap, { createModelFetcher: liveModelFetcher });
   registerQuoteCommand(program, io, wrap);
+  registerRunCommand(program, io, wrap);
   registerModelsCommand(program, io, wrap);
   registerAccountCommand(program, io, wrap);
   return program;

@@ -150,7 +150,7 @@ export const RECORD_TYPES: ReadonlySet<string> = new Set<JournalRecordType>([
 
 /** Adds `v` and `ts` to an entry. */
 export function stampEntry(entry: JournalEntry, ts: number): JournalRecord {
-  return { v: JOURNAL_VERSION, ts, ...entry } as JournalRecord;
+  return { v: JOURNAL_VERSION, ts, ...entry };
 }
 
 /**

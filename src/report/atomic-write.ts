@@ -1,4 +1,5 @@
-import { open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 /**
  * Writes `chunks` to `path` so that readers see either the old file or the whole new one:
@@ -6,6 +7,7 @@ import { open, rename, rm } from 'node:fs/promises';
  */
 export async function writeChunksAtomic(path: string, chunks: Iterable<string>): Promise<void> {
   const part = `${path}.part`;
+  await mkdir(dirname(path), { recursive: true });
   const handle = await open(part, 'w');
   try {
     let pending = '';

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -129,8 +129,15 @@ describe('RunReportBuilder', () => {
     expect(await readdir(dir)).toEqual(['run.json']);
   });
 
-  it('fails with E_REPORT_WRITE naming the path when the directory does not exist', async () => {
-    const path = join(dir, 'missing', 'run.json');
+  it('creates a missing folder for the report', async () => {
+    const path = join(dir, 'missing', 'deeper', 'run.json');
+    await buildSample().writeReport(path);
+    expect(JSON.parse(await readFile(path, 'utf8')).format_version).toBe(1);
+  });
+
+  it('fails with E_REPORT_WRITE naming the path when the folder cannot be created', async () => {
+    await writeFile(join(dir, 'a-file'), 'not a folder');
+    const path = join(dir, 'a-file', 'run.json');
     await expect(buildSample().writeReport(path)).rejects.toMatchObject({ code: 'E_REPORT_WRITE', message: expect.stringContaining(path) });
   });
 });

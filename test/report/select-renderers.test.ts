@@ -131,9 +131,10 @@ describe('createReporters', () => {
 
   it('still writes the other files when one cannot be written, then fails with E_REPORT_WRITE', async () => {
     const { io } = fakeIO(dir, {});
-    const reporters = createReporters(io, { json: false, reportPath: 'missing/run.json', junitPath: 'junit.xml', env: {}, ticker: manualTicker() });
+    await writeFile(join(dir, 'a-file'), 'not a folder');
+    const reporters = createReporters(io, { json: false, reportPath: 'a-file/run.json', junitPath: 'junit.xml', env: {}, ticker: manualTicker() });
     for (const event of sampleRun()) reporters.sink(event);
-    await expect(reporters.finish()).rejects.toMatchObject({ code: 'E_REPORT_WRITE', message: expect.stringContaining('missing/run.json') });
-    expect(await readdir(dir)).toEqual(['junit.xml']);
+    await expect(reporters.finish()).rejects.toMatchObject({ code: 'E_REPORT_WRITE', message: expect.stringContaining('a-file/run.json') });
+    expect((await readdir(dir)).sort()).toEqual(['a-file', 'junit.xml']);
   });
 });

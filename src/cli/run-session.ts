@@ -1,0 +1,68 @@
+/**
+ * The client `deflow run` uses. It differs from other commands' in two ways: its rate
+ * governor can run the engine's intent hook between a permit and the POST (GatedGovernor),
+ * and `--emulator` starts the in-process emulator on a fast virtual clock (a run of 30 s jobs
+ * should not take minutes in a demo), shared with the client so that windows, Retry-After
+ * and job durations all agree.
+ */
+import { readApiKey, API_KEY_ENV } from '../client/api-key.js';
+import { DEFAULT_BASE_URL } from '../client/client-options.js';
+import { DeapiClient } from '../client/deapi-client.js';
+import { DeflowError } from '../common/deflow-error.js';
+import { GatedGovernor } from '../engine/submit-gate.js';
+import type { CliIO } from './cli-io.js';
+import type { ServiceOptionValues } from './service-options.js';
+
+/** Virtual seconds per real second of the emulator `--emulator` starts, unless its config says otherwise. */
+export const DEMO_TIME_SCALE = 20;
+
+export interface RunSessionOptions extends ServiceOptionValues {
+  /** `--emulator-config`: a config file for the in-process emulator. */
+  readonly emulatorConfig?: string;
+}
+
+export interface RunSession {
+  readonly client: DeapiClient;
+  readonly governor: GatedGovernor;
+  /** Set when the client talks to an in-process emulator. */
+  readonly emulator: { readonly url: string; readonly timeScale: number } | null;
+  close(): Promise<void>;
+}
+
+/** Opens the client of a run (and the emulator, with `--emulator`). */
+export async function openRunSession(values: RunSessionOptions, io: CliIO): Promise<RunSession> {
+  if (values.apiKey !== undefined) {
+    throw new DeflowError('E_USAGE_KEY_FLAG', `--api-key is not accepted (a key in a flag leaks into shell history); set $${API_KEY_ENV} or use --api-key-file`);
+  }
+  if (values.emulatorConfig !== undefined && !values.emulator) {
+    throw new DeflowError('E_USAGE_OPTION', '--emulator-config: only with --emulator');
+  }
+  const log = values.verbose ? (line: string) => io.stderr.write(`deflow: ${line}\n`) : undefined;
+  if (values.emulator) {
+    const { startEmulator } = await import('../emulator/start-emulator.js');
+    const { loadEmulatorConfig } = await import('../emulator/config.js');
+    const config = await loadEmulatorConfig(values.emulatorConfig, { cwd: io.cwd });
+    const timeScale = values.emulatorConfig !== undefined && config.time_scale !== 1 ? config.time_scale : DEMO_TIME_SCALE;
+    const emulator = await startEmulator({ port: 0, cwd: io.cwd, config: { ...config, time_scale: timeScale } as never });
+    const governor = new GatedGovernor({ clock: emulator.clock });
+    const apiKey = emulator.keys.api || emulator.keys.admin;
+    const client = new DeapiClient({ apiKey, baseUrl: emulator.url, clock: emulator.clock, governor, log });
+    log?.(`emulator on ${emulator.url} (time scale ${timeScale})`);
+    return {
+      client,
+      governor,
+      emulator: { url: emulator.url, timeScale },
+      close: async () => {
+        await client.close();
+        await emulator.close();
+      },
+    };
+  }
+  const apiKey = await readApiKey({ env: io.env, apiKeyFile: values.apiKeyFile, stdin: io.stdin, cwd: io.cwd });
+  if (apiKey === undefined) {
+    throw new DeflowError('E_USAGE_NO_KEY', `no API key: set $${API_KEY_ENV}, or pass --api-key-file PATH (or - to read it from standard input); --emulator needs none`);
+  }
+  const governor = new GatedGovernor();
+  const client = new DeapiClient({ apiKey, baseUrl: io.env.DEAPI_BASE_URL?.trim() || DEFAULT_BASE_URL, governor, log });
+  return { client, governor, emulator: null, close: () => client.close() };
+}

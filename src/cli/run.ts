@@ -1,0 +1,196 @@
+/**
+ * `deflow run WORKFLOW`: validates, expands, quotes when there is a budget, and runs every
+ * job within the account's rate limits, passing results from step to step and saving
+ * outputs. Progress and the summary go to stderr; `--json` streams NDJSON events on stdout.
+ * Exit codes: 0 all done; 1 failed or unknown items; 2 invalid workflow or usage; 3 refused
+ * before the first submission; 4 over budget; 5 stopped by a daily rate limit; 130 interrupted.
+ */
+import { join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { DeflowError } from '../common/deflow-error.js';
+import type { RunEventSink } from '../engine/events.js';
+import { quoteRun } from '../engine/quote.js';
+import { openQuoteCache } from '../engine/quote-cache.js';
+import { quoteInputFromGraph } from '../engine/quote-input-from-graph.js';
+import { clientPriceSource } from '../engine/quote-price-source.js';
+import type { Quote } from '../engine/quote-types.js';
+import { type RunOutcome, runWorkflow } from '../engine/run-workflow.js';
+import { newRunId, resolveStateDir, runPaths, stateLayout } from '../engine/state-dir.js';
+import { renderQuoteTable } from '../report/quote-table.js';
+import { createReporters } from '../report/select-renderers.js';
+import { formatErrors, formatWarnings } from '../workflow/format/format-problems.js';
+import { formatPlan } from '../workflow/format/format-plan.js';
+import { JobGraph } from '../workflow/graph/job-graph.js';
+import { readGivenInputs } from '../workflow/inputs/read-given-inputs.js';
+import { validateWorkflow } from '../workflow/validate/validate-workflow.js';
+import { WorkflowInvalidError } from '../workflow/workflow-error.js';
+import type { CliIO } from './cli-io.js';
+import { EXIT } from './exit-codes.js';
+import type { ActionWrapper } from './main.js';
+import { openRunSession, type RunSession, type RunSessionOptions } from './run-session.js';
+import { addServiceOptions } from './service-options.js';
+
+interface RunFlags extends RunSessionOptions {
+  readonly input: string[];
+  readonly inputs?: string;
+  readonly concurrency?: string;
+  readonly maxCost?: string;
+  readonly dryRun?: boolean;
+  readonly json?: boolean;
+  readonly report?: string;
+  readonly junit?: string;
+  readonly output?: string;
+  readonly offline?: boolean;
+  readonly stateDir?: string;
+  readonly quiet?: boolean;
+  /** commander's `--no-color`. */
+  readonly color?: boolean;
+}
+
+/** Adds `deflow run`. */
+export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrapper): void {
+  const command = program
+    .command('run')
+    .description('run a workflow: every job within the rate limits and the budget, results passed on and saved')
+    .argument('<workflow>', 'workflow file (YAML)')
+    .option('--input <key=value>', 'set a workflow input (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
+    .option('--inputs <file>', 'read workflow inputs from a YAML file (--input wins)')
+    .option('--concurrency <n>', 'most jobs in flight at once (default: derived from the learned rate limits)')
+    .option('--max-cost <usd>', "budget in USD (overrides the workflow's budget.max_cost): quote first, refuse above it, never spend past it")
+    .option('--dry-run', 'validate, expand and quote; submit nothing')
+    .option('--json', 'stream NDJSON events on stdout (human text stays on stderr)')
+    .option('--report <file>', 'write the run report (JSON) to this file')
+    .option('--junit <file>', 'write a JUnit XML report to this file')
+    .option('--output <dir>', "output folder for `save` (default: the workflow's output, else out/ beside it)")
+    .option('--offline', 'validate against cached models only (no model list request)')
+    .option('--state-dir <dir>', 'state folder (default: .deflow beside the workflow)')
+    .option('--quiet', 'no progress output (files and --json are still written)')
+    .option('--no-color', 'no colours in progress output')
+    .addOption(new Option('--emulator-config <file>', 'with --emulator: its config file (YAML or JSON)'));
+  addServiceOptions(command).action(wrap(async (file: string, flags: RunFlags) => runCommand(file, flags, io)));
+}
+
+async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
+  const concurrency = flags.concurrency === undefined ? undefined : parseNumber('--concurrency', flags.concurrency, 1, true);
+  const maxCost = flags.maxCost === undefined ? undefined : parseNumber('--max-cost', flags.maxCost, 0);
+  let inputs: Awaited<ReturnType<typeof readGivenInputs>>;
+  try {
+    inputs = await readGivenInputs({ pairs: flags.input, ...(flags.inputs === undefined ? {} : { file: flags.inputs }), cwd: io.cwd });
+  } catch (error) {
+    if (!(error instanceof WorkflowInvalidError)) throw error;
+    io.stderr.write(`${formatErrors(error.errors).join('\n')}\n`);
+    return EXIT.usage;
+  }
+  const session = await openRunSession(flags, io);
+  try {
+    const { client } = session;
+    const stateDir = resolveStateDir({ workflowPath: file, stateDir: flags.stateDir, cwd: io.cwd });
+    const validation = await validateWorkflow(file, {
+      inputs,
+      cwd: io.cwd,
+      offline: flags.offline === true,
+      modelCacheFile: stateLayout(stateDir).modelsFile,
+      ...(flags.offline ? {} : { fetchModels: () => client.listModels() }),
+    });
+    const problems = [...formatErrors(validation.errors), ...formatWarnings(validation.warnings)];
+    if (problems.length > 0) io.stderr.write(`${problems.join('\n')}\n`);
+    if (!validation.ok || !validation.graph) return EXIT.usage;
+    const graph = flags.output === undefined ? validation.graph : withOutputDir(validation.graph, resolve(io.cwd, flags.output));
+    const budget = maxCost ?? graph.workflow.budget.maxCost ?? null;
+    const quote = async (onEvent?: RunEventSink): Promise<Quote> =>
+      quoteRun(quoteInputFromGraph(graph, { runStartedAt: new Date(client.clock.now()).toISOString() }), {
+        prices: clientPriceSource(client),
+        clock: client.clock,
+        cache: await openQuoteCache({ stateDir, scope: client.baseUrl, clock: client.clock }),
+        maxCost: budget,
+        onEvent,
+      });
+    if (flags.dryRun) return await dryRun(io, flags, graph, await quote(), validation.plan);
+
+    // Every run leaves its report on disk: --report, else the run's folder in the state folder.
+    const runId = newRunId(client.clock);
+    const reportPath = flags.report ?? join(runPaths(stateDir, runId).dir, 'report.json');
+    const reporters = createReporters(io, {
+      json: flags.json === true,
+      reportPath,
+      junitPath: flags.junit,
+      env: io.env,
+      quiet: flags.quiet,
+      ...(flags.color === false ? { color: false } : {}),
+    });
+    let outcome: RunOutcome;
+    try {
+      outcome = await runWorkflow({
+        runId,
+        graph,
+        client,
+        stateDir,
+        onEvent: reporters.sink,
+        ...(budget === null ? {} : { quote, maxCost: budget }),
+        concurrency,
+        interrupted: io.interrupted,
+      });
+    } finally {
+      await reporters.finish().catch((error: unknown) => {
+        io.stderr.write(`deflow: ${error instanceof Error ? error.message : String(error)}\n`);
+      });
+    }
+    printSummary(io, { ...flags, report: reportPath }, graph, outcome, session);
+    return outcome.exitCode;
+  } finally {
+    await session.close();
+  }
+}
+
+/** `--dry-run`: the plan and the quote; nothing is submitted. */
+async function dryRun(io: CliIO, flags: RunFlags, graph: JobGraph, quote: Quote, plan: Parameters<typeof formatPlan>[0] | undefined): Promise<number> {
+  if (flags.json) io.stdout.write(`${JSON.stringify({ plan: plan ?? null, quote })}\n`);
+  else {
+    if (plan) io.stdout.write(`${formatPlan(plan, io.cwd).join('\n')}\n\n`);
+    io.stdout.write(renderQuoteTable(quote));
+    io.stderr.write(`dry run: nothing was submitted (${graph.nodeCount} jobs planned)\n`);
+  }
+  return quote.over_budget ? EXIT.overBudget : EXIT.ok;
+}
+
+function printSummary(io: CliIO, flags: RunFlags, graph: JobGraph, outcome: RunOutcome, session: RunSession): void {
+  const lines: string[] = [];
+  if (outcome.error !== undefined && outcome.status !== 'interrupted') {
+    const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+    lines.push(`deflow: ${session.client.redact(message)}`);
+  }
+  if (flags.quiet) {
+    if (lines.length > 0) io.stderr.write(`${lines.join('\n')}\n`);
+    return;
+  }
+  if (outcome.counts.done > 0 && graph.workflow.steps.some((s) => s.save !== undefined)) {
+    lines.push(`outputs: ${relative(io.cwd, graph.outputDir) || '.'}`);
+  }
+  if (flags.report !== undefined) lines.push(`report: ${relative(io.cwd, flags.report) || flags.report}`);
+  if (outcome.status === 'over-budget' && outcome.quote?.over_budget) {
+    lines.push(`refused to start: the quote ($${(outcome.quote.total.exact + outcome.quote.total.estimated).toFixed(4)}) is above the budget ($${outcome.quote.max_cost})`);
+  }
+  const { pending, running } = outcome.counts;
+  if (outcome.status !== 'done' && outcome.status !== 'failed' && pending > 0) {
+    const where = flags.report ? `their request ids are in ${flags.report}` : 'their request ids are in the item-submitted events (--json, --report)';
+    const still = running > 0 ? `, ${running} still running on the service (${where})` : '';
+    lines.push(`stopped (${outcome.status}): ${pending - running} item(s) not started${still}`);
+  }
+  if (lines.length > 0) io.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/** The same graph with `save` paths under another folder (`--output`). */
+function withOutputDir(graph: JobGraph, outputDir: string): JobGraph {
+  return new JobGraph({ workflow: graph.workflow, inputs: graph.inputs, outputDir, models: graph.models, steps: graph.steps, edges: graph.edges });
+}
+
+function parseNumber(option: string, value: string, min: number, integer = false): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number < min || (integer && !Number.isInteger(number))) {
+    throw new DeflowError('E_USAGE_OPTION', `${option}: expected ${integer ? 'a whole number' : 'a number'} ≥ ${min}, got ${JSON.stringify(value)}`, {
+      details: { option },
+    });
+  }
+  return number;
+}

@@ -1,0 +1,213 @@
+/**
+ * `runWorkflow`: runs an expanded workflow to the end, or until it must stop (interrupt,
+ * budget, daily limit, a refused account), and says how it went. It emits the run's events
+ * (run-started, quoted, item-*, run-finished) for the report layer; it never prints.
+ */
+import { join } from 'node:path';
+import type { DeapiClient } from '../client/deapi-client.js';
+import type { Clock } from '../common/clock.js';
+import type { GraphStep, JobGraph } from '../workflow/index.js';
+import { createBlobStore } from './blob-store.js';
+import { BudgetGuard } from './budget-guard.js';
+import { type CacheLookup, NO_CACHE } from './cache-lookup.js';
+import { ConcurrencyController } from './concurrency-controller.js';
+import type { RunEventSink, RunStatus } from './events.js';
+import type { JobContext } from './job-runner.js';
+import { createScopeBuilder } from './node-scope.js';
+import { PollEstimator, type PollEstimatorOptions } from './poll-estimator.js';
+import type { Quote } from './quote-types.js';
+import { ResultStore } from './result-store.js';
+import { RunControl } from './run-control.js';
+import { decideOutcome } from './run-outcome.js';
+import { type RunCounts, RunState } from './run-state.js';
+import { type NodeRunners, Scheduler, type SeedNode } from './scheduler.js';
+import { newRunId } from './state-dir.js';
+import { NO_RECORDER, type StateRecorder } from './state-recorder.js';
+import { GatedGovernor } from './submit-gate.js';
+import { watchGovernor } from './watch-governor.js';
+
+/** Options of {@link runWorkflow}. */
+export interface RunWorkflowOptions {
+  readonly graph: JobGraph;
+  readonly client: DeapiClient;
+  /** The state folder; result files go to its `blobs/`. */
+  readonly stateDir: string;
+  readonly onEvent: RunEventSink;
+  /** @default the client's clock */
+  readonly clock?: Clock;
+  /** @default a new id from the clock */
+  readonly runId?: string;
+  /** Records every state change durably (the journal). @default records nothing */
+  readonly recorder?: StateRecorder;
+  /** @default caches nothing */
+  readonly cache?: CacheLookup;
+  /**
+   * Quotes the run before anything is submitted (called with the run's event sink). Needed
+   * for a budget; without it items carry no quoted price.
+   */
+  readonly quote?: (onEvent: RunEventSink) => Promise<Quote>;
+  /** Budget in USD; overrides the workflow's `budget.max_cost`. */
+  readonly maxCost?: number | null | undefined;
+  /** Jobs in flight across the run (`--concurrency`). @default derived per step from the rate limits */
+  readonly concurrency?: number | undefined;
+  /** Resolves on the first interrupt (SIGINT): submissions stop, jobs in flight settle. */
+  readonly interrupted?: Promise<void> | undefined;
+  /**
+   * How long jobs in flight are still polled after an interrupt (clock ms).
+   * @default 15000
+   */
+  readonly graceMs?: number;
+  /** Node states from an earlier run (resume). */
+  readonly seed?: Iterable<SeedNode>;
+  readonly resumed?: boolean;
+  /** Printed by reports for a run that can be picked up again. */
+  readonly resumeCommand?: string | null;
+  readonly estimator?: PollEstimatorOptions;
+  /** Replaces the job runner (benchmarks measure the scheduler's own bookkeeping with a no-op). */
+  readonly runners?: NodeRunners;
+}
+
+/** How the run ended. */
+export interface RunOutcome {
+  readonly runId: string;
+  readonly status: RunStatus;
+  readonly exitCode: number;
+  /** `pending` includes `running`: jobs submitted but not finished when the run stopped. */
+  readonly counts: Readonly<RunCounts> & { readonly pending: number; readonly running: number };
+  /** USD charged by jobs of this run. */
+  readonly spent: number;
+  /** The quote, when one was made. */
+  readonly quote: Quote | null;
+  /** What stopped the run, when an error did (a refusal, a daily limit, a recorder failure). */
+  readonly error?: unknown;
+}
+
+const DEFAULT_GRACE_MS = 15_000;
+
+/** Runs `graph` through `client`. Resolves with the outcome; rejects only on a bug. */
+export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutcome> {
+  const { graph, client } = options;
+  const clock = options.clock ?? client.clock;
+  const sink = options.onEvent;
+  const runId = options.runId ?? newRunId(clock);
+  const recorder = options.recorder ?? NO_RECORDER;
+  const startedAt = clock.now();
+  sink({
+    type: 'run-started',
+    ts: startedAt,
+    runId,
+    workflow: graph.workflow.displayFile,
+    workflowName: graph.workflow.name,
+    resumed: options.resumed ?? false,
+    steps: graph.steps.map((s) => ({ id: s.id, task: s.task.id, items: s.itemCount })),
+  });
+  const state = new RunState(graph, sink, recorder, clock);
+  const control = new RunControl();
+  const grace = new AbortController();
+  void options.interrupted?.then(() => {
+    control.stop('interrupted');
+    const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    // Polls still due before the end of the grace period happen; the last one just before it.
+    control.pollDeadline = clock.now() + graceMs * 0.95;
+    clock.sleep(graceMs, grace.signal).then(
+      () => control.abandonPolls(),
+      () => {},
+    );
+  });
+  const maxCost = options.maxCost ?? graph.workflow.budget.maxCost ?? null;
+  const budget = new BudgetGuard(maxCost);
+  const reserve = new Float64Array(graph.nodeCount).fill(Number.NaN);
+  let quote: Quote | null = null;
+  if (options.quote) {
+    quote = await options.quote(sink);
+    applyQuote(graph, quote, state.quoted, reserve);
+    if (maxCost !== null && quote.over_budget) control.stop('over-budget');
+    if (quote.over_balance) sink({ type: 'warning', ts: clock.now(), message: `the quote ($${quote.total.exact + quote.total.estimated}) is above the balance ($${quote.balance})` });
+  }
+  const governor = client.governor;
+  const run = { id: runId, started_at: new Date(startedAt).toISOString() };
+  const unwatch = governor ? watchGovernor(governor, clock, sink) : () => {};
+  const ctx: JobContext = {
+    graph,
+    client,
+    gate: governor instanceof GatedGovernor ? governor : null,
+    clock,
+    state,
+    estimator: new PollEstimator(options.estimator),
+    budget,
+    reserve,
+    blobs: createBlobStore(join(options.stateDir, 'blobs')),
+    cache: options.cache ?? NO_CACHE,
+    results: new ResultStore(),
+    scope: createScopeBuilder(graph, run),
+    control,
+    needsContent: (step: GraphStep) => step.downstream.length > 0 || step.def.save !== undefined,
+    stepKeys: new Map(),
+  };
+  const concurrency = new ConcurrencyController(governor, { global: options.concurrency });
+  const scheduler = new Scheduler(ctx, concurrency, ctx.stepKeys, options.runners);
+  try {
+    if (options.seed) await scheduler.seed(options.seed);
+    await scheduler.run();
+  } finally {
+    grace.abort();
+    unwatch();
+    concurrency.close();
+  }
+  let verdict = decideOutcome(control.reason, state.counts, state.accepted);
+  let error = control.error;
+  try {
+    state.checkRecorder();
+    await recorder.finished(verdict.status);
+  } catch (recorderError) {
+    error ??= recorderError;
+    verdict = decideOutcome('fatal', state.counts, state.accepted);
+  }
+  const counts = { ...state.counts, pending: state.pending };
+  const running = state.running;
+  const resumable = verdict.status === 'interrupted' || verdict.status === 'daily-limit';
+  sink({
+    type: 'run-finished',
+    ts: clock.now(),
+    runId,
+    status: verdict.status,
+    exitCode: verdict.exitCode,
+    counts: { total: graph.nodeCount, ...counts },
+    spent: round6(budget.spent),
+    quoted: quote === null ? null : round6(quote.total.exact + quote.total.estimated),
+    resumeCommand: resumable ? (options.resumeCommand ?? null) : null,
+  });
+  return {
+    runId,
+    status: verdict.status,
+    exitCode: verdict.exitCode,
+    counts: { ...counts, running },
+    spent: round6(budget.spent),
+    quote,
+    ...(error === undefined ? {} : { error }),
+  };
+}
+
+/** Copies each item's price (for reports) and the amount to reserve (the high end when estimated). */
+function applyQuote(graph: JobGraph, quote: Quote, quoted: Float64Array, reserve: Float64Array): void {
+  for (const quotedStep of quote.steps) {
+    let step: GraphStep;
+    try {
+      step = graph.step(quotedStep.id);
+    } catch {
+      continue;
+    }
+    for (const item of quotedStep.quoted_items) {
+      if (item.index >= step.itemCount) continue;
+      const id = step.offset + item.index;
+      if (item.price !== null) quoted[id] = item.price;
+      const exact = item.method === 'exact' || item.method === 'derived';
+      const amount = exact ? item.price : (item.high ?? item.price);
+      if (amount !== null) reserve[id] = amount;
+    }
+  }
+}
+
+function round6(usd: number): number {
+  return Math.round(usd * 1e6) / 1e6;
+}
