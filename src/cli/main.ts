@@ -14,6 +14,7 @@ import { EXIT, exitCodeFor } from './exit-codes.js';
 import { registerModelsCommand } from './models.js';
 import { registerQuoteCommand } from './quote.js';
 import { registerRunCommand } from './run.js';
+import { registerStatusCommand } from './status.js';
 import { registerValidateCommand } from './validate.js';
 
 /** Builds the command tree. Each command file adds itself and reports its exit code. */
@@ -36,6 +37,7 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
   registerValidateCommand(program, io, wrap, { createModelFetcher: liveModelFetcher });
   registerQuoteCommand(program, io, wrap);
   registerRunCommand(program, io, wrap);
+  registerStatusCommand(program, io, wrap);
   registerModelsCommand(program, io, wrap);
   registerAccountCommand(program, io, wrap);
   return program;

@@ -4,6 +4,10 @@
  * outputs. Progress and the summary go to stderr; `--json` streams NDJSON events on stdout.
  * Exit codes: 0 all done; 1 failed or unknown items; 2 invalid workflow or usage; 3 refused
  * before the first submission; 4 over budget; 5 stopped by a daily rate limit; 130 interrupted.
+ *
+ * Every run is journalled in the state folder: running the same workflow again resumes its
+ * last unfinished run (or `--run-id`), and jobs unchanged since an earlier run come from the
+ * result cache (docs/durable-runs.md).
  */
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -15,8 +19,10 @@ import { openQuoteCache } from '../engine/quote-cache.js';
 import { quoteInputFromGraph } from '../engine/quote-input-from-graph.js';
 import { clientPriceSource } from '../engine/quote-price-source.js';
 import type { Quote } from '../engine/quote-types.js';
-import { type RunOutcome, runWorkflow } from '../engine/run-workflow.js';
-import { newRunId, resolveStateDir, runPaths, stateLayout } from '../engine/state-dir.js';
+import { type DurableRun, openDurableRun } from '../engine/durable-run.js';
+import { runOpened } from '../engine/run-durably.js';
+import type { RunOutcome } from '../engine/run-workflow.js';
+import { assertRunId, resolveStateDir, stateLayout } from '../engine/state-dir.js';
 import { renderQuoteTable } from '../report/quote-table.js';
 import { createReporters } from '../report/select-renderers.js';
 import { formatErrors, formatWarnings } from '../workflow/format/format-problems.js';
@@ -28,6 +34,7 @@ import { WorkflowInvalidError } from '../workflow/workflow-error.js';
 import type { CliIO } from './cli-io.js';
 import { EXIT } from './exit-codes.js';
 import type { ActionWrapper } from './main.js';
+import { formatResumeCommand } from './resume-command.js';
 import { openRunSession, type RunSession, type RunSessionOptions } from './run-session.js';
 import { addServiceOptions } from './service-options.js';
 
@@ -43,6 +50,12 @@ interface RunFlags extends RunSessionOptions {
   readonly output?: string;
   readonly offline?: boolean;
   readonly stateDir?: string;
+  readonly runId?: string;
+  readonly resubmitUnknown?: boolean;
+  /** commander's `--no-cache`. */
+  readonly cache?: boolean;
+  readonly webhookUrl?: string;
+  readonly webhookListen?: string;
   readonly quiet?: boolean;
   /** commander's `--no-color`. */
   readonly color?: boolean;
@@ -64,7 +77,12 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
     .option('--junit <file>', 'write a JUnit XML report to this file')
     .option('--output <dir>', "output folder for `save` (default: the workflow's output, else out/ beside it)")
     .option('--offline', 'validate against cached models only (no model list request)')
-    .option('--state-dir <dir>', 'state folder (default: .deflow beside the workflow)')
+    .option('--state-dir <dir>', 'state folder: journals, result cache (default: .deflow beside the workflow)')
+    .option('--run-id <id>', 'resume this run (default: the last unfinished run of this workflow), or name a new one')
+    .option('--resubmit-unknown', 'submit items left unknown again (the service may already have them: this may pay twice)')
+    .option('--no-cache', 'do not reuse results of identical earlier jobs (nor store new ones)')
+    .option('--webhook-url <url>', 'ask the service to notify this URL (it must reach --webhook-listen); polling stays on')
+    .option('--webhook-listen <host:port>', 'where the local webhook receiver listens (with --webhook-url)')
     .option('--quiet', 'no progress output (files and --json are still written)')
     .option('--no-color', 'no colours in progress output')
     .addOption(new Option('--emulator-config <file>', 'with --emulator: its config file (YAML or JSON)'));
@@ -74,6 +92,8 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
 async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
   const concurrency = flags.concurrency === undefined ? undefined : parseNumber('--concurrency', flags.concurrency, 1, true);
   const maxCost = flags.maxCost === undefined ? undefined : parseNumber('--max-cost', flags.maxCost, 0);
+  const webhook = parseWebhookFlags(flags);
+  if (flags.runId !== undefined) assertRunId(flags.runId);
   let inputs: Awaited<ReturnType<typeof readGivenInputs>>;
   try {
     inputs = await readGivenInputs({ pairs: flags.input, ...(flags.inputs === undefined ? {} : { file: flags.inputs }), cwd: io.cwd });
@@ -108,9 +128,22 @@ async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<num
       });
     if (flags.dryRun) return await dryRun(io, flags, graph, await quote(), validation.plan);
 
+    // An in-process emulator (--emulator) dies with the process, and with it the jobs of any earlier session.
+    const fresh = session.emulator !== null && flags.runId === undefined;
+    const durable = await openDurableRun({ stateDir, graph, clock: client.clock, runId: flags.runId, resubmitUnknown: flags.resubmitUnknown === true, fresh });
+    if (!flags.quiet) io.stderr.write(describeOpened(durable));
+    const resumeCommand = fresh
+      ? null
+      : formatResumeCommand({
+      workflow: graph.workflow.file,
+      runId: durable.runId,
+      stateDir,
+      inputs: inputs.values,
+      cwd: io.cwd,
+      extra: [...(flags.output === undefined ? [] : ['--output', flags.output]), ...(maxCost === undefined ? [] : ['--max-cost', String(maxCost)])],
+    });
     // Every run leaves its report on disk: --report, else the run's folder in the state folder.
-    const runId = newRunId(client.clock);
-    const reportPath = flags.report ?? join(runPaths(stateDir, runId).dir, 'report.json');
+    const reportPath = flags.report ?? join(durable.paths.dir, 'report.json');
     const reporters = createReporters(io, {
       json: flags.json === true,
       reportPath,
@@ -121,8 +154,7 @@ async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<num
     });
     let outcome: RunOutcome;
     try {
-      outcome = await runWorkflow({
-        runId,
+      outcome = await runOpened(durable, {
         graph,
         client,
         stateDir,
@@ -130,6 +162,9 @@ async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<num
         ...(budget === null ? {} : { quote, maxCost: budget }),
         concurrency,
         interrupted: io.interrupted,
+        useCache: flags.cache !== false,
+        resumeCommand,
+        webhook,
       });
     } finally {
       await reporters.finish().catch((error: unknown) => {
@@ -137,6 +172,8 @@ async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<num
       });
     }
     printSummary(io, { ...flags, report: reportPath }, graph, outcome, session);
+    // The renderers print it too, unless --quiet silenced them: a resumable run must say how.
+    if (flags.quiet && resumeCommand !== null && (outcome.status === 'interrupted' || outcome.status === 'daily-limit')) io.stderr.write(`resume with: ${resumeCommand}\n`);
     return outcome.exitCode;
   } finally {
     await session.close();
@@ -168,6 +205,12 @@ function printSummary(io: CliIO, flags: RunFlags, graph: JobGraph, outcome: RunO
     lines.push(`outputs: ${relative(io.cwd, graph.outputDir) || '.'}`);
   }
   if (flags.report !== undefined) lines.push(`report: ${relative(io.cwd, flags.report) || flags.report}`);
+  if (outcome.counts.unknown > 0) {
+    lines.push(
+      `${outcome.counts.unknown} item(s) unknown: the service may or may not have their jobs (it has no idempotency key), so they are not submitted again; ` +
+        '`deflow status` lists them, --resubmit-unknown submits them knowingly',
+    );
+  }
   if (outcome.status === 'over-budget' && outcome.quote?.over_budget) {
     lines.push(`refused to start: the quote ($${(outcome.quote.total.exact + outcome.quote.total.estimated).toFixed(4)}) is above the budget ($${outcome.quote.max_cost})`);
   }
@@ -178,6 +221,31 @@ function printSummary(io: CliIO, flags: RunFlags, graph: JobGraph, outcome: RunO
     lines.push(`stopped (${outcome.status}): ${pending - running} item(s) not started${still}`);
   }
   if (lines.length > 0) io.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/** What the journal found, for stderr: a new run, or a resumed one and what it picks up. */
+function describeOpened(durable: DurableRun): string {
+  const lines = [...durable.notices];
+  const plan = durable.plan;
+  if (plan !== null) {
+    const c = plan.counts;
+    const parts = [`${c.done} done`, `${c.submitted} in flight (polled, not resubmitted)`];
+    if (c.unknown > 0) parts.push(`${c.unknown} unknown (not resubmitted)`);
+    if (c.resubmitted > 0) parts.push(`${c.resubmitted} unknown resubmitted (--resubmit-unknown)`);
+    if (c.retried > 0) parts.push(`${c.retried} failed, retried`);
+    lines.unshift(`resuming run ${durable.runId}: ${parts.join(', ')}`);
+  }
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+/** `--webhook-url` and `--webhook-listen` go together. */
+function parseWebhookFlags(flags: RunFlags): { url: string; listen: string } | undefined {
+  if (flags.webhookUrl === undefined && flags.webhookListen === undefined) return undefined;
+  if (flags.webhookUrl === undefined || flags.webhookListen === undefined) {
+    const [given, missing] = flags.webhookUrl === undefined ? ['--webhook-listen', '--webhook-url'] : ['--webhook-url', '--webhook-listen'];
+    throw new DeflowError('E_USAGE_OPTION', `${given}: expected ${missing} as well (the service calls the URL, the receiver listens at the address)`, { details: { option: given } });
+  }
+  return { url: flags.webhookUrl, listen: flags.webhookListen };
 }
 
 /** The same graph with `save` paths under another folder (`--output`). */

@@ -28,6 +28,8 @@ import type { RunControl } from './run-control.js';
 import { NODE, type RunState } from './run-state.js';
 import { saveOutput } from './save-output.js';
 import type { GatedGovernor } from './submit-gate.js';
+import type { SubmitWindow } from './submit-window.js';
+import type { JobWakeups } from './webhook-hints.js';
 
 /** Everything the jobs of one run share. */
 export interface JobContext {
@@ -51,6 +53,16 @@ export interface JobContext {
   readonly needsContent: (step: GraphStep) => boolean;
   /** Poll estimator key of each step's latest job, for the concurrency controller. */
   readonly stepKeys: Map<string, string>;
+  /** Bounds the submissions between their intent and their answer. */
+  readonly window: SubmitWindow;
+  /** `--webhook-url`: fields added to submissions, and the waits a delivery cuts short. */
+  readonly webhooks: RunWebhooks | null;
+}
+
+/** Webhooks of a run (webhook-hints.ts). */
+export interface RunWebhooks {
+  readonly fields: Readonly<Record<string, string>>;
+  readonly wakeups: JobWakeups;
 }
 
 /**
@@ -85,13 +97,13 @@ export async function runNode(ctx: JobContext, id: number): Promise<NodeOutcome>
 }
 
 /** Picks up a job an earlier run submitted: polls it, and goes on as for any job. */
-export async function resumeNode(ctx: JobContext, id: number, requestId: string, attempt: number): Promise<NodeOutcome> {
+export async function resumeNode(ctx: JobContext, id: number, requestId: string, attempt: number, cacheKey: string | null = null): Promise<NodeOutcome> {
   const prepared = await prepareNode(ctx, id);
   if (typeof prepared === 'string') return prepared;
   // Already spent: held whatever the budget says.
   const amount = Number.isNaN(ctx.reserve[id]!) ? 0 : ctx.reserve[id]!;
   ctx.budget.hold(amount);
-  return driveJob(ctx, id, prepared, null, amount, { requestId, attempt, acceptedAt: ctx.clock.now() });
+  return driveJob(ctx, id, prepared, cacheKey, amount, { requestId, attempt, acceptedAt: ctx.clock.now() });
 }
 
 /** Evaluates `if`, renders the request and the save path; a problem fails the item. */
@@ -230,6 +242,7 @@ async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, r
         onProgress: (status) => state.progress(id, status.status, status.progress),
         signal,
         deadline: () => control.pollDeadline,
+        wait: ctx.webhooks === null ? undefined : (ms, waitSignal) => ctx.webhooks!.wakeups.sleep(requestId, ms, ctx.clock, waitSignal),
       });
     } catch (error) {
       if (signal.aborted || error instanceof PollDeadlineError) return 'abandoned';

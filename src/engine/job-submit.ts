@@ -2,7 +2,9 @@
  * One submission of a node's job. The intent is recorded after the rate governor's permit and
  * before the POST (through the gated governor, or just before the call when the client's
  * governor cannot run hooks). A submission still waiting for its permit when the run stops is
- * cancelled: nothing was sent, so the node simply waits for the next run.
+ * cancelled: nothing was sent, so the node simply waits for the next run. Between the permit
+ * and the intent a submission also waits for a slot of the submit window (submit-window.ts),
+ * which bounds how many items a crash can leave `unknown`.
  */
 import type { RequestFields } from '../client/field-values.js';
 import type { GraphStep } from '../workflow/index.js';
@@ -22,7 +24,9 @@ export async function submitJob(ctx: JobContext, id: number, step: GraphStep, fi
   const controller = new AbortController();
   let sent = false;
   let recorderError: unknown;
+  let release: (() => void) | undefined;
   const intent = async (): Promise<void> => {
+    release = await ctx.window.acquire(controller.signal);
     sent = true;
     try {
       await state.intent(id, attempt, digest, cacheKey);
@@ -38,7 +42,8 @@ export async function submitJob(ctx: JobContext, id: number, step: GraphStep, fi
   try {
     if (ctx.gate) ctx.gate.arm(controller.signal, intent);
     else await intent();
-    const answer = await ctx.client.submit(step.task.id, fields, { version: step.def.apiVersion, signal: controller.signal });
+    const body = ctx.webhooks !== null && acceptsWebhook(step) ? { ...fields, ...ctx.webhooks.fields } : fields;
+    const answer = await ctx.client.submit(step.task.id, body, { version: step.def.apiVersion, signal: controller.signal });
     if (answer.kind === 'sync') return answer;
     await state.submitted(id, attempt, answer.requestId);
     return { kind: 'job', requestId: answer.requestId, acceptedAt: ctx.clock.now() };
@@ -63,8 +68,14 @@ export async function submitJob(ctx: JobContext, id: number, step: GraphStep, fi
     await state.failed(id, toEventError(error, ctx.client.redact), verdict.retryable);
     return 'failed';
   } finally {
+    release?.();
     unwatch();
     ctx.gate?.disarm(controller.signal);
   }
+}
+
+/** Whether the task's endpoint takes `webhook_url` (synchronous ones do not). */
+function acceptsWebhook(step: GraphStep): boolean {
+  return step.task.fields.some((field) => field.name === 'webhook_url');
 }
 

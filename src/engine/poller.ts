@@ -29,6 +29,8 @@ export interface PollJobOptions {
   readonly onProgress?: (status: JobStatus) => void;
   /** Aborts the wait and the request in flight. */
   readonly signal?: AbortSignal | undefined;
+  /** Waits between polls; a webhook hint may end a wait early. @default clock.sleep */
+  readonly wait?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
   /**
    * Clock ms by which polling must end (an interrupt's grace period), read before each wait:
    * the last wait is shortened so that one poll still happens by then.
@@ -70,7 +72,7 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
       if (!first && clock.now() >= deadline) throw new PollDeadlineError(options.requestId);
       delay = Math.max(0, Math.min(delay, deadline - clock.now()));
     }
-    await clock.sleep(delay, signal);
+    await (options.wait ? options.wait(delay, signal) : clock.sleep(delay, signal));
     const status = await options.client.jobStatus(options.requestId, { ...(options.version ? { version: options.version } : {}), ...(signal ? { signal } : {}) });
     const elapsed = clock.now() - options.acceptedAt;
     const final = isTerminalStatus(status.status);

@@ -150,7 +150,7 @@ export class RunState {
     const node = this.node(id);
     const requestId = info.result.requestId;
     const cost = info.cached ? 0 : info.result.cost;
-    await this.recorder.done(node, { requestId, cost, result: info.result, outputs: info.outputs, cacheKey: info.cacheKey });
+    await this.recorder.done(node, { requestId, cost, result: info.result, outputs: info.outputs, cacheKey: info.cacheKey, cached: info.cached });
     this.requestIds.delete(id);
     this.status[id] = NODE.done;
     this.live.delete(id);
@@ -217,6 +217,14 @@ export class RunState {
     this.requestIds.set(id, requestId);
     this.attempts[id] = Math.min(255, attempt);
     this.sink({ type: 'item-submitted', ts: this.clock.now(), node: strip(this.node(id)), requestId, attempt, quotedCost: this.quotedOf(id) });
+  }
+
+  /** A node that failed for good in an earlier session (not retryable): not run again. */
+  seedFailed(id: number, error: EventError): void {
+    this.status[id] = NODE.failed;
+    this.live.delete(id);
+    this.counts.failed++;
+    this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(this.node(id)), requestId: null, error, startedAt: null });
   }
 
   seedUnknown(id: number, reason: string): void {

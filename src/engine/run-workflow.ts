@@ -12,7 +12,7 @@ import { BudgetGuard } from './budget-guard.js';
 import { type CacheLookup, NO_CACHE } from './cache-lookup.js';
 import { ConcurrencyController } from './concurrency-controller.js';
 import type { RunEventSink, RunStatus } from './events.js';
-import type { JobContext } from './job-runner.js';
+import type { JobContext, RunWebhooks } from './job-runner.js';
 import { createScopeBuilder } from './node-scope.js';
 import { PollEstimator, type PollEstimatorOptions } from './poll-estimator.js';
 import type { Quote } from './quote-types.js';
@@ -24,6 +24,7 @@ import { type NodeRunners, Scheduler, type SeedNode } from './scheduler.js';
 import { newRunId } from './state-dir.js';
 import { NO_RECORDER, type StateRecorder } from './state-recorder.js';
 import { GatedGovernor } from './submit-gate.js';
+import { SubmitWindow } from './submit-window.js';
 import { watchGovernor } from './watch-governor.js';
 
 /** Options of {@link runWorkflow}. */
@@ -65,6 +66,10 @@ export interface RunWorkflowOptions {
   readonly estimator?: PollEstimatorOptions;
   /** Replaces the job runner (benchmarks measure the scheduler's own bookkeeping with a no-op). */
   readonly runners?: NodeRunners;
+  /** `--webhook-url`: fields added to every submission, and the poll waits a delivery cuts short. */
+  readonly webhooks?: RunWebhooks | null;
+  /** Submissions between their intent and their answer at once. @default DEFAULT_SUBMIT_WINDOW */
+  readonly submitWindow?: number;
 }
 
 /** How the run ended. */
@@ -143,6 +148,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     control,
     needsContent: (step: GraphStep) => step.downstream.length > 0 || step.def.save !== undefined,
     stepKeys: new Map(),
+    window: new SubmitWindow(options.submitWindow),
+    webhooks: options.webhooks ?? null,
   };
   const concurrency = new ConcurrencyController(governor, { global: options.concurrency });
   const scheduler = new Scheduler(ctx, concurrency, ctx.stepKeys, options.runners);

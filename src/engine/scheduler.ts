@@ -9,6 +9,7 @@
  */
 import type { GraphStep } from '../workflow/index.js';
 import type { ConcurrencyController } from './concurrency-controller.js';
+import type { EventError } from './events.js';
 import { countReaders, type JobContext, type NodeOutcome, resumeNode, runNode } from './job-runner.js';
 import type { NodeResult } from './node-result.js';
 import { NodeQueue } from './node-queue.js';
@@ -17,13 +18,22 @@ import { NODE } from './run-state.js';
 /** A node's state carried over from an earlier run (resume). */
 export type SeedNode =
   | { readonly state: 'done'; readonly step: string; readonly k: number; readonly result: NodeResult; readonly outputs: readonly string[] }
-  | { readonly state: 'submitted'; readonly step: string; readonly k: number; readonly requestId: string; readonly attempt: number }
-  | { readonly state: 'unknown'; readonly step: string; readonly k: number; readonly reason: string };
+  | {
+      readonly state: 'submitted';
+      readonly step: string;
+      readonly k: number;
+      readonly requestId: string;
+      readonly attempt: number;
+      /** The job's cache key, so that its result is stored once it is done. */
+      readonly cacheKey?: string | null;
+    }
+  | { readonly state: 'unknown'; readonly step: string; readonly k: number; readonly reason: string }
+  | { readonly state: 'failed'; readonly step: string; readonly k: number; readonly error: EventError };
 
 /** What runs a node (the job runner; benchmarks swap in a no-op to measure the bookkeeping alone). */
 export interface NodeRunners {
   run(ctx: JobContext, id: number): Promise<NodeOutcome>;
-  resume(ctx: JobContext, id: number, requestId: string, attempt: number): Promise<NodeOutcome>;
+  resume(ctx: JobContext, id: number, requestId: string, attempt: number, cacheKey: string | null): Promise<NodeOutcome>;
 }
 
 const JOB_RUNNERS: NodeRunners = { run: runNode, resume: resumeNode };
@@ -73,9 +83,12 @@ export class Scheduler {
       } else if (seed.state === 'unknown') {
         state.seedUnknown(id, seed.reason);
         await this.skipDependents(id, `steps.${seed.step} item ${seed.k} is unknown`);
+      } else if (seed.state === 'failed') {
+        state.seedFailed(id, seed.error);
+        await this.skipDependents(id, `steps.${seed.step} item ${seed.k} failed`);
       } else {
         state.seedSubmitted(id, seed.attempt, seed.requestId);
-        this.launch(id, () => this.runners.resume(this.ctx, id, seed.requestId, seed.attempt));
+        this.launch(id, () => this.runners.resume(this.ctx, id, seed.requestId, seed.attempt, seed.cacheKey ?? null));
       }
     }
   }

@@ -48,8 +48,10 @@ export interface RecordedDone {
   readonly result: NodeResult;
   /** Files written, relative to the workflow folder. */
   readonly outputs: readonly string[];
-  /** Served from the result cache under this key. */
+  /** The job's cache key (null when the job is not cacheable). */
   readonly cacheKey: string | null;
+  /** Served from the result cache (nothing was submitted or paid). */
+  readonly cached: boolean;
 }
 
 /** Records nothing (runs without a journal). */

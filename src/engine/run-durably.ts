@@ -1,0 +1,117 @@
+/**
+ * `runDurably`: {@link runWorkflow} with a journal and the result cache: the run is written to
+ * the state folder as it goes, picks up where an earlier session of it stopped, and reuses
+ * results of identical jobs from earlier runs. `deflow run` opens the run first (it needs the
+ * run id for its report) and then calls {@link runOpened}.
+ */
+import { join } from 'node:path';
+import { createBlobStore } from './blob-store.js';
+import { CacheAdapter } from './cache-adapter.js';
+import { NO_CACHE } from './cache-lookup.js';
+import { type DurableRun, type OpenDurableRunOptions, openDurableRun } from './durable-run.js';
+import { createResultCache } from './result-cache.js';
+import { type RunOutcome, type RunWorkflowOptions, runWorkflow } from './run-workflow.js';
+import { stateLayout } from './state-dir.js';
+import type { WebhookHint } from './webhook-receiver.js';
+import { readRunWebhookSecret, startWebhookHints, type WebhookHints } from './webhook-hints.js';
+
+/** Options of {@link runOpened}: those of `runWorkflow` that the journal does not decide. */
+export interface RunOpenedOptions extends Omit<RunWorkflowOptions, 'recorder' | 'cache' | 'seed' | 'resumed' | 'runId' | 'resumeCommand' | 'webhooks'> {
+  /** `--no-cache` passes false. @default true */
+  readonly useCache?: boolean;
+  /** The command that resumes the run, for reports. */
+  readonly resumeCommand?: string | null;
+  /** `--webhook-url` and `--webhook-listen`. */
+  readonly webhook?: { readonly url: string; readonly listen: string } | undefined;
+  /** Every verified webhook delivery (logs, tests). */
+  readonly onWebhookHint?: (hint: WebhookHint) => void;
+}
+
+export interface RunDurablyOptions extends RunOpenedOptions {
+  /** `--run-id`: resume this run, or start a new run under this name. */
+  readonly runId?: string | undefined;
+  /** `--resubmit-unknown`: submit unknown items again (they may be paid twice). @default false */
+  readonly resubmitUnknown?: boolean;
+  /** Called once the journal is open and before anything is submitted. */
+  readonly onOpened?: (run: DurableRun) => void;
+  /** Test hooks of the journal. */
+  readonly journalHooks?: OpenDurableRunOptions['journalHooks'];
+}
+
+export interface DurableOutcome extends RunOutcome {
+  readonly resumed: boolean;
+  /** Jobs served from the cache in this session. */
+  readonly cacheHits: number;
+  /** USD those hits would have cost. */
+  readonly cacheSaved: number;
+  /** Verified webhook deliveries, and poll waits they cut short. */
+  readonly webhooks: { readonly received: number; readonly woken: number } | null;
+}
+
+/** Opens the run's journal (new or resumed), runs it and closes the journal. */
+export async function runDurably(options: RunDurablyOptions): Promise<DurableOutcome> {
+  const { runId, resubmitUnknown, onOpened, journalHooks, ...rest } = options;
+  const durable = await openDurableRun({
+    stateDir: options.stateDir,
+    graph: options.graph,
+    clock: options.clock ?? options.client.clock,
+    runId,
+    resubmitUnknown: resubmitUnknown ?? false,
+    ...(journalHooks === undefined ? {} : { journalHooks }),
+  });
+  try {
+    onOpened?.(durable);
+  } catch (error) {
+    await durable.close('running');
+    throw error;
+  }
+  return runOpened(durable, rest);
+}
+
+/**
+ * Runs an opened durable run to its end and closes its journal (also on an error, which
+ * leaves the run marked `running` with its lock released: resumable).
+ */
+export async function runOpened(durable: DurableRun, options: RunOpenedOptions): Promise<DurableOutcome> {
+  const { graph, stateDir } = options;
+  const clock = options.clock ?? options.client.clock;
+  let status: Parameters<DurableRun['close']>[0] = 'running';
+  let hints: WebhookHints | undefined;
+  try {
+    const blobs = createBlobStore(join(stateDir, 'blobs'));
+    const cache =
+      options.useCache === false
+        ? null
+        : new CacheAdapter({ graph, cache: createResultCache({ dir: stateLayout(stateDir).cacheDir, blobs }), blobs, clock, knownKeys: durable.plan?.cacheKeys ?? new Map() });
+    if (options.webhook !== undefined) {
+      hints = await startWebhookHints({
+        ...options.webhook,
+        secret: readRunWebhookSecret(durable.paths.dir),
+        clock,
+        ...(options.onWebhookHint === undefined ? {} : { onHint: options.onWebhookHint }),
+      });
+    }
+    const { useCache: _useCache, webhook: _webhook, onWebhookHint: _onHint, resumeCommand, ...rest } = options;
+    const outcome = await runWorkflow({
+      ...rest,
+      runId: durable.runId,
+      recorder: durable.recorder,
+      cache: cache ?? NO_CACHE,
+      seed: durable.seeds,
+      resumed: durable.resumed,
+      resumeCommand: resumeCommand ?? null,
+      webhooks: hints === undefined ? null : { fields: hints.fields, wakeups: hints.wakeups },
+    });
+    status = outcome.status;
+    return {
+      ...outcome,
+      resumed: durable.resumed,
+      cacheHits: cache?.hits ?? 0,
+      cacheSaved: cache?.saved ?? 0,
+      webhooks: hints === undefined ? null : { received: hints.received(), woken: hints.wakeups.woken },
+    };
+  } finally {
+    await hints?.close();
+    await durable.close(status);
+  }
+}

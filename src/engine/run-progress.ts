@@ -1,0 +1,91 @@
+/**
+ * A run's progress as its journal tells it, for `deflow status`: per step, how many items
+ * are done (and how many of those came from the cache), in flight, unknown, failed and
+ * skipped, plus every unknown item by name. Read-only: a live run keeps writing meanwhile.
+ */
+import type { NodeState, RunState as ReplayedRun } from './journal-replay.js';
+import type { RecordOf } from './journal-records.js';
+import { WITHDRAWN_PREFIX } from './journal-recorder.js';
+
+export interface StepProgress {
+  readonly step: string;
+  done: number;
+  /** Done items served from the cache (also counted in `done`). */
+  cached: number;
+  /** Submitted and not finished: polled on resume. */
+  running: number;
+  /** Submitted or not, nobody can tell. */
+  unknown: number;
+  failed: number;
+  skipped: number;
+  /** Refused before a job existed (a daily limit, a refusal): submitted on resume. */
+  withdrawn: number;
+  /** USD charged by the done items, as far as the journal knows. */
+  cost: number;
+}
+
+export interface RunProgress {
+  /** Steps in the order the journal first mentions them. */
+  readonly steps: readonly StepProgress[];
+  readonly unknowns: readonly { readonly node: string; readonly reason: string; readonly requestId: string | null }[];
+  /** Items not finished for a retryable reason (in flight, withdrawn, retryable failure). */
+  readonly resumable: number;
+}
+
+/** Counts the replayed nodes of a journal per step. */
+export function summariseProgress(run: ReplayedRun): RunProgress {
+  const steps = new Map<string, StepProgress>();
+  const unknowns: { node: string; reason: string; requestId: string | null }[] = [];
+  let resumable = 0;
+  for (const node of run.nodes.values()) {
+    const id = node.step ?? stepOf(node.node);
+    let step = steps.get(id);
+    if (step === undefined) {
+      step = { step: id, done: 0, cached: 0, running: 0, unknown: 0, failed: 0, skipped: 0, withdrawn: 0, cost: 0 };
+      steps.set(id, step);
+    }
+    resumable += count(step, node, unknowns);
+  }
+  return { steps: [...steps.values()], unknowns, resumable };
+}
+
+/** Adds one node to its step; returns 1 when a resume would still work on it. */
+function count(step: StepProgress, node: NodeState, unknowns: { node: string; reason: string; requestId: string | null }[]): number {
+  switch (node.phase) {
+    case 'done': {
+      step.done++;
+      step.cost += (node.last as RecordOf<'done'>).cost ?? 0;
+      if (node.attempt === 0 && node.cacheKey !== null) step.cached++;
+      return 0;
+    }
+    case 'submitted':
+      step.running++;
+      return 1;
+    case 'unknown':
+      if (node.requestId !== null) {
+        // Its job exists; only its status could not be read: resume polls it.
+        step.running++;
+        return 1;
+      }
+      step.unknown++;
+      unknowns.push({ node: node.node, reason: node.reason ?? 'unknown', requestId: null });
+      return 0;
+    case 'failed': {
+      step.failed++;
+      return (node.last as RecordOf<'failed'>).retryable ? 1 : 0;
+    }
+    case 'skipped':
+    case 'cached':
+      if (node.reason?.startsWith(WITHDRAWN_PREFIX)) {
+        step.withdrawn++;
+        return 1;
+      }
+      step.skipped++;
+      return 0;
+  }
+}
+
+function stepOf(name: string): string {
+  const slash = name.indexOf('/');
+  return slash > 0 ? name.slice(0, slash) : name;
+}

@@ -1,0 +1,175 @@
+/**
+ * The crash harness: the real built CLI (`node dist/cli/main.js run …`) against a standalone
+ * emulator process, killed with SIGKILL at seeded points (right after the n-th record of a
+ * type via DEFLOW_TEST_CRASH_AFTER, or at a seeded random time), then run again until its
+ * run finishes. Then `/_emulator/jobs` must show no job submitted twice apart from reported
+ * unknowns, every output must be on disk exactly once, and every journal must load.
+ * `DEFLOW_CRASH_POINTS=N` adds N more random kill points.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readJournal } from '../../src/engine/journal-replay.js';
+import { listRuns, runPaths } from '../../src/engine/state-dir.js';
+import { CHAIN, clips } from '../engine/durable-helpers.js';
+import { yaml } from '../engine/run-helpers.js';
+import { call } from '../helpers/emulator-http.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+let build: string;
+let main: string;
+
+beforeAll(async () => {
+  // Compiled aside, so that no other test's dist/ is touched.
+  build = await mkdtemp(join(tmpdir(), 'deflow-crash-build-'));
+  await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', join(build, 'dist')], { cwd: root });
+  await writeFile(join(build, 'package.json'), '{"type":"module"}\n');
+  await symlink(join(root, 'node_modules'), join(build, 'node_modules'));
+  await symlink(join(root, 'schemas'), join(build, 'schemas'));
+  main = join(build, 'dist', 'cli', 'main.js');
+}, 180_000);
+
+afterAll(async () => {
+  if (build) await rm(build, { recursive: true, force: true });
+});
+
+/** A kill point: after the n-th durable record of a type, or after a time (real ms from the spawn). */
+type KillPoint = `${'run' | 'intent' | 'submitted' | 'status' | 'done' | 'skipped' | 'unknown' | 'end'}:${number}` | `time:${number}`;
+
+/** The seeded kill points: 21 exact ones (after intents and request ids among them) and 4 random times. */
+const SCENARIOS: readonly (readonly KillPoint[])[] = [
+  ['intent:1', 'submitted:1', 'done:1', 'intent:2', 'submitted:3'],
+  ['submitted:2', 'status:1', 'done:3', 'intent:1', 'skipped:1'],
+  ['done:2', 'intent:3', 'submitted:1', 'done:2', 'end:1'],
+  ['intent:4', 'submitted:4', 'status:2', 'done:5', 'submitted:2', 'intent:2'],
+  ...randomTimes(4, 1).map((t) => [t]),
+  ...randomTimes(Number(process.env['DEFLOW_CRASH_POINTS'] ?? 0), 7).map((t) => [t]),
+];
+
+/** `n` kill times, seeded: between the CLI's start-up and the end of a short run. */
+function randomTimes(n: number, seed: number): KillPoint[] {
+  let state = seed >>> 0;
+  const next = (): number => {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+  return Array.from({ length: n }, () => `time:${Math.round(700 + next() * 2300)}` as KillPoint);
+}
+
+interface Emulator {
+  readonly url: string;
+  readonly key: string;
+  stop(): Promise<void>;
+}
+
+/** A standalone `deflow emulator` process: short jobs, generous rate limits. */
+async function startEmulatorProcess(dir: string): Promise<Emulator> {
+  const rate = '{ rpm: 600, rpd: null }';
+  await writeFile(
+    join(dir, 'emulator.yaml'),
+    yaml('time_scale: 20', 'balance: 1000', 'jobs: { duration_ms: 3000, jitter: 0.5 }', `rate_limits: { endpoints: { "audio/transcriptions": ${rate}, "audio/speech": ${rate} }, jobs_status: null }`),
+  );
+  const child = spawn(process.execPath, [main, 'emulator', '--port', '0', '--config', 'emulator.yaml'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (/api key: \S+/.test(out)) resolve();
+    });
+  });
+  child.removeAllListeners('exit');
+  return {
+    url: /listening on (\S+)/.exec(out)![1]!,
+    key: /api key: (\S+)/.exec(out)![1]!,
+    async stop() {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+interface Exit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stderr: string;
+}
+
+/** Runs `deflow ARGS` in `dir`, killed at `point` when given. */
+async function deflow(dir: string, emulator: Emulator, args: readonly string[], point?: KillPoint): Promise<Exit> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key, DEFLOW_TEST_CRASH_AFTER: '' };
+  if (point !== undefined && !point.startsWith('time:')) env['DEFLOW_TEST_CRASH_AFTER'] = point;
+  const child = spawn(process.execPath, [main, ...args], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const timer = point?.startsWith('time:') ? setTimeout(() => child.kill('SIGKILL'), Number(point.slice(5))) : undefined;
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  clearTimeout(timer);
+  return { code, signal, stderr };
+}
+
+interface StatusJson {
+  readonly status: string;
+  readonly unknowns: readonly { readonly node: string }[];
+}
+
+async function status(dir: string): Promise<StatusJson> {
+  const env = { ...process.env, DEFLOW_TEST_CRASH_AFTER: '' };
+  const { stdout } = await promisify(execFile)(process.execPath, [main, 'status', 'workflow.yaml', '--json'], { cwd: dir, env });
+  return JSON.parse(stdout) as StatusJson;
+}
+
+const RUN = ['run', 'workflow.yaml', '--quiet'];
+
+describe('kill -9 and resume, with the built CLI against a standalone emulator', () => {
+  it.concurrent.each(SCENARIOS.map((points, i) => [i, points] as const))('scenario %i: kill at %j, run again until done', async (i, points) => {
+    // Not useWorkspace: its clean-up is tied to the current test, which concurrent tests do not have.
+    const dir = await mkdtemp(join(tmpdir(), 'deflow-crash-'));
+    await mkdir(join(dir, 'clips'));
+    for (const [path, content] of Object.entries({ 'workflow.yaml': CHAIN, ...clips(5, i * 10) })) await writeFile(join(dir, path), content);
+    const emulator = await startEmulatorProcess(dir);
+    try {
+      const unknown = new Set<string>();
+      let killed = 0;
+      for (const point of points) {
+        const exit = await deflow(dir, emulator, RUN, point);
+        // A point past the end of what is left is never reached: the run then simply finishes.
+        expect(exit.signal === 'SIGKILL' || exit.code === 0 || exit.code === 1, exit.stderr).toBe(true);
+        if (exit.signal === 'SIGKILL') killed++;
+      }
+      expect(killed).toBeGreaterThan(0);
+      let final: Exit | undefined;
+      for (let attempt = 0; attempt < 4 && final?.code !== 0 && final?.code !== 1; attempt++) final = await deflow(dir, emulator, RUN);
+      expect([0, 1], final?.stderr).toContain(final?.code);
+      for (const node of (await status(dir)).unknowns) unknown.add(node.node);
+      if (unknown.size > 0) {
+        // Reported as unknown: now knowingly submitted again.
+        expect((await deflow(dir, emulator, [...RUN, '--resubmit-unknown'])).code).toBe(0);
+      }
+
+      const list = (await call(emulator, 'GET', '/_emulator/jobs')).body as { task: string; params_digest: string }[];
+      const counts = new Map<string, number>();
+      for (const job of list) counts.set(`${job.task} ${job.params_digest}`, (counts.get(`${job.task} ${job.params_digest}`) ?? 0) + 1);
+      const duplicates = [...counts.values()].reduce((n, c) => n + c - 1, 0);
+      expect(duplicates).toBeLessThanOrEqual(unknown.size);
+
+      const expected = Array.from({ length: 5 }, (_, k) => [`c${i * 10 + k}.mp3`, `c${i * 10 + k}.txt`]).flat().sort();
+      expect((await readdir(join(dir, 'out'))).sort()).toEqual(expected);
+      const stateDir = join(dir, '.deflow');
+      for (const run of await listRuns(stateDir)) await expect(readJournal(runPaths(stateDir, run.runId).journal)).resolves.toBeDefined();
+    } finally {
+      await emulator.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('has at least 20 seeded kill points', () => {
+    expect(SCENARIOS.flat().length).toBeGreaterThanOrEqual(20);
+  });
+});
