@@ -13,6 +13,9 @@ export {
   startEmulator,
 } from './emulator/start-emulator.js';
 export type { RunEvent, RunEventSink, RunStatus } from './engine/events.js';
+export { type RunWorkflowOptions, runWorkflow } from './engine/run-workflow.js';
+export { type DurableOutcome, type RunDurablyOptions, runDurably } from './engine/run-durably.js';
+export { type DurableRun, type OpenDurableRunOptions, openDurableRun } from './engine/durable-run.js';
 export { type PriceSource, type QuoteOptions, quoteRun } from './engine/quote.js';
 export { clientPriceSource } from './engine/quote-price-source.js';
 export { quoteInputFromGraph } from './engine/quote-input-from-graph.js';

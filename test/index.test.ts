@@ -6,7 +6,7 @@ describe('the public library surface', () => {
     for (const name of [
       'DeapiClient', 'RateGovernor', 'ApiError', 'AuthError', 'DailyLimitError', 'ValidationError', 'NetworkError',
       'startEmulator', 'validateWorkflow', 'loadWorkflow', 'expandGraph', 'quoteRun', 'createVirtualClock',
-      'DeflowError', 'TASKS', 'MODEL_CATALOGUE', 'RunReportBuilder',
+      'DeflowError', 'TASKS', 'MODEL_CATALOGUE', 'RunReportBuilder', 'runWorkflow', 'runDurably', 'openDurableRun',
     ]) {
       expect(typeof (deflow as Record<string, unknown>)[name], name).not.toBe('undefined');
     }
