@@ -21,6 +21,7 @@ import { readGivenInputs } from '../workflow/inputs/read-given-inputs.js';
 import { validateWorkflow } from '../workflow/validate/validate-workflow.js';
 import { WorkflowInvalidError } from '../workflow/workflow-error.js';
 import type { CliIO } from './cli-io.js';
+import { addWorkflowInputOptions } from './workflow-input-options.js';
 import { EXIT } from './exit-codes.js';
 import type { ActionWrapper } from './main.js';
 import { addServiceOptions, type ServiceOptionValues, withServiceSession } from './service-options.js';
@@ -44,12 +45,12 @@ const FORMATS = ['table', 'json', 'markdown'] as const;
 
 /** Adds `deflow quote`. */
 export function registerQuoteCommand(program: Command, io: CliIO, wrap: ActionWrapper): void {
-  const command = program
-    .command('quote')
-    .description('price every job of a workflow before running it (price twins only; nothing is submitted)')
-    .argument('<workflow>', 'workflow file (YAML)')
-    .option('--input <key=value>', 'set a workflow input (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
-    .option('--inputs <file>', 'read workflow inputs from a YAML file (--input wins)')
+  const command = addWorkflowInputOptions(
+    program
+      .command('quote')
+      .description('price every job of a workflow before running it (price twins only; nothing is submitted)')
+      .argument('<workflow>', 'workflow file (YAML)'),
+  )
     .option('--format <format>', `output: ${FORMATS.join(', ')}`, 'table')
     .option('--max-cost <usd>', "budget in USD (overrides the workflow's budget.max_cost); exit 4 when the quote is above it")
     .option('--compare-to <file>', 'show the change against an earlier `--format json` quote')

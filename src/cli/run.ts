@@ -32,6 +32,7 @@ import { readGivenInputs } from '../workflow/inputs/read-given-inputs.js';
 import { validateWorkflow } from '../workflow/validate/validate-workflow.js';
 import { WorkflowInvalidError } from '../workflow/workflow-error.js';
 import type { CliIO } from './cli-io.js';
+import { addWorkflowInputOptions } from './workflow-input-options.js';
 import { EXIT } from './exit-codes.js';
 import type { ActionWrapper } from './main.js';
 import { formatResumeCommand } from './resume-command.js';
@@ -63,12 +64,12 @@ interface RunFlags extends RunSessionOptions {
 
 /** Adds `deflow run`. */
 export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrapper): void {
-  const command = program
-    .command('run')
-    .description('run a workflow: every job within the rate limits and the budget, results passed on and saved')
-    .argument('<workflow>', 'workflow file (YAML)')
-    .option('--input <key=value>', 'set a workflow input (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
-    .option('--inputs <file>', 'read workflow inputs from a YAML file (--input wins)')
+  const command = addWorkflowInputOptions(
+    program
+      .command('run')
+      .description('run a workflow: every job within the rate limits and the budget, results passed on and saved')
+      .argument('<workflow>', 'workflow file (YAML)'),
+  )
     .option('--concurrency <n>', 'most jobs in flight at once (default: derived from the learned rate limits)')
     .option('--max-cost <usd>', "budget in USD (overrides the workflow's budget.max_cost): quote first, refuse above it, never spend past it")
     .option('--dry-run', 'validate, expand and quote; submit nothing')

@@ -7,6 +7,7 @@ import { readGivenInputs } from '../workflow/inputs/read-given-inputs.js';
 import { validateWorkflow } from '../workflow/validate/validate-workflow.js';
 import { WorkflowInvalidError } from '../workflow/workflow-error.js';
 import type { CliIO } from './cli-io.js';
+import { addWorkflowInputOptions } from './workflow-input-options.js';
 import { EXIT } from './exit-codes.js';
 import type { ActionWrapper } from './main.js';
 
@@ -25,12 +26,12 @@ interface ValidateFlags {
 
 /** `deflow validate WORKFLOW`: exit 0 and a plan when valid, exit 2 and one line per problem when not. */
 export function registerValidateCommand(program: Command, io: CliIO, wrap: ActionWrapper, options: ValidateCommandOptions = {}): void {
-  program
-    .command('validate')
-    .description('check a workflow without running it (YAML, schema, references, models, files) and print its plan')
-    .argument('<workflow>', 'workflow file (YAML)')
-    .option('--input <key=value>', 'set a workflow input (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
-    .option('--inputs <file>', 'read workflow inputs from a YAML file (--input wins)')
+  addWorkflowInputOptions(
+    program
+      .command('validate')
+      .description('check a workflow without running it (YAML, schema, references, models, files) and print its plan')
+      .argument('<workflow>', 'workflow file (YAML)'),
+  )
     .option('--offline', 'use cached models only: .deflow/models.json beside the workflow, else the built-in catalogue')
     .option('--json', 'print { ok, errors, warnings, plan } as JSON on stdout')
     .action(wrap(async (file: string, flags: ValidateFlags) => runValidate(file, flags, io, options)));
