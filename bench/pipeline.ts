@@ -27,7 +27,7 @@ import { makeMp3 } from '../src/emulator/media/index.js';
 import { startEmulator } from '../src/emulator/start-emulator.js';
 import type { RunEvent } from '../src/engine/events.js';
 import { runWorkflow } from '../src/engine/run-workflow.js';
-import { GatedGovernor } from '../src/engine/submit-gate.js';
+import { GatedGovernor } from '../src/engine/run/submit-gate.js';
 import { validateWorkflow } from '../src/workflow/validate/validate-workflow.js';
 import { linkBenchSchemas } from './_bench-schemas.js';
 import { printTable, readNumberArg, round } from './_bench-util.js';

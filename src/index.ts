@@ -15,11 +15,11 @@ export {
 export type { RunEvent, RunEventSink, RunStatus } from './engine/events.js';
 export { type RunWorkflowOptions, runWorkflow } from './engine/run-workflow.js';
 export { type DurableOutcome, type RunDurablyOptions, runDurably } from './engine/run-durably.js';
-export { type DurableRun, type OpenDurableRunOptions, openDurableRun } from './engine/durable-run.js';
-export { type PriceSource, type QuoteOptions, quoteRun } from './engine/quote.js';
-export { clientPriceSource } from './engine/quote-price-source.js';
-export { quoteInputFromGraph } from './engine/quote-input-from-graph.js';
-export type { PriceMethod, Quote, QuotedItem, QuotedStep, QuoteTotal } from './engine/quote-types.js';
+export { type DurableRun, type OpenDurableRunOptions, openDurableRun } from './engine/journal/durable-run.js';
+export { type PriceSource, type QuoteOptions, quoteRun } from './engine/quote/quote.js';
+export { clientPriceSource } from './engine/quote/quote-price-source.js';
+export { quoteInputFromGraph } from './engine/quote/quote-input-from-graph.js';
+export type { PriceMethod, Quote, QuotedItem, QuotedStep, QuoteTotal } from './engine/quote/quote-types.js';
 export {
   expandGraph,
   JobGraph,

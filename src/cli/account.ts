@@ -3,9 +3,9 @@
  * key) and the calling key (masked preview only).
  */
 import type { Command } from 'commander';
-import { DeflowError } from '../common/deflow-error.js';
-import type { CliIO } from './cli-io.js';
-import { EXIT } from './exit-codes.js';
+import { DeflowError } from '../common/index.js';
+import type { CliIO } from '../common/index.js';
+import { EXIT } from '../common/index.js';
 import type { ActionWrapper } from './main.js';
 import { addServiceOptions, type ServiceOptionValues, withServiceSession } from './service-options.js';
 import { formatTable } from './text-table.js';

@@ -4,10 +4,10 @@
  * the configured keys.
  */
 import type { Command } from 'commander';
-import { DeflowError } from '../common/deflow-error.js';
-import { startEmulator } from '../emulator/start-emulator.js';
-import type { CliIO } from './cli-io.js';
-import { EXIT } from './exit-codes.js';
+import { DeflowError } from '../common/index.js';
+import { startEmulator } from '../emulator/index.js';
+import type { CliIO } from '../common/index.js';
+import { EXIT } from '../common/index.js';
 import type { ActionWrapper } from './main.js';
 
 interface EmulatorCommandOptions {

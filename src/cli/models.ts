@@ -3,11 +3,11 @@
  * slug, name, the deflow tasks each model serves and its key limits, or as JSON.
  */
 import type { Command } from 'commander';
-import { DeflowError } from '../common/deflow-error.js';
-import type { ModelInfo } from '../service/model-catalogue.js';
-import { findTask, TASK_IDS, TASKS } from '../service/tasks.js';
-import type { CliIO } from './cli-io.js';
-import { EXIT } from './exit-codes.js';
+import { DeflowError } from '../common/index.js';
+import type { ModelInfo } from '../service/index.js';
+import { findTask, TASK_IDS, TASKS } from '../service/index.js';
+import type { CliIO } from '../common/index.js';
+import { EXIT } from '../common/index.js';
 import type { ActionWrapper } from './main.js';
 import { addServiceOptions, type ServiceOptionValues, withServiceSession } from './service-options.js';
 import { formatTable } from './text-table.js';

@@ -4,7 +4,7 @@
  * run was started with, the state folder when it is not the default, and the run id.
  */
 import { relative } from 'node:path';
-import { resolveStateDir } from '../engine/state-dir.js';
+import { resolveStateDir } from '../engine/index.js';
 
 export interface ResumeCommandOptions {
   /** The workflow file (absolute). */

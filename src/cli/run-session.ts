@@ -5,12 +5,12 @@
  * should not take minutes in a demo), shared with the client so that windows, Retry-After
  * and job durations all agree.
  */
-import { readApiKey, API_KEY_ENV } from '../client/api-key.js';
-import { DEFAULT_BASE_URL } from '../client/client-options.js';
-import { DeapiClient } from '../client/deapi-client.js';
-import { DeflowError } from '../common/deflow-error.js';
-import { GatedGovernor } from '../engine/submit-gate.js';
-import type { CliIO } from './cli-io.js';
+import { readApiKey, API_KEY_ENV } from '../client/index.js';
+import { DEFAULT_BASE_URL } from '../client/index.js';
+import { DeapiClient } from '../client/index.js';
+import { DeflowError } from '../common/index.js';
+import { GatedGovernor } from '../engine/index.js';
+import type { CliIO } from '../common/index.js';
 import type { ServiceOptionValues } from './service-options.js';
 
 /** Virtual seconds per real second of the emulator `--emulator` starts, unless its config says otherwise. */

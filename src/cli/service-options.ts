@@ -5,11 +5,11 @@
  * key comes from the file or `DEAPI_API_KEY`, never from a flag value.
  */
 import { type Command, Option } from 'commander';
-import { DeflowError } from '../common/deflow-error.js';
-import { API_KEY_ENV, readApiKey } from '../client/api-key.js';
-import { DEFAULT_BASE_URL } from '../client/client-options.js';
-import { DeapiClient } from '../client/deapi-client.js';
-import type { CliIO } from './cli-io.js';
+import { DeflowError } from '../common/index.js';
+import { API_KEY_ENV, readApiKey } from '../client/index.js';
+import { DEFAULT_BASE_URL } from '../client/index.js';
+import { DeapiClient } from '../client/index.js';
+import type { CliIO } from '../common/index.js';
 
 /** Values of the shared options, as commander parses them. */
 export interface ServiceOptionValues {

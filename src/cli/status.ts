@@ -7,12 +7,12 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DeflowError } from '../common/deflow-error.js';
-import { readJournal, replayRunState } from '../engine/journal-replay.js';
-import { type RunProgress, summariseProgress } from '../engine/run-progress.js';
-import { listRuns, RESUMABLE_STATUSES, type RunSummary, resolveStateDir, runPaths, STATE_DIR_NAME } from '../engine/state-dir.js';
-import type { CliIO } from './cli-io.js';
-import { EXIT } from './exit-codes.js';
+import { DeflowError } from '../common/index.js';
+import { readJournal, replayRunState } from '../engine/index.js';
+import { type RunProgress, summariseProgress } from '../engine/index.js';
+import { listRuns, RESUMABLE_STATUSES, type RunSummary, resolveStateDir, runPaths, STATE_DIR_NAME } from '../engine/index.js';
+import type { CliIO } from '../common/index.js';
+import { EXIT } from '../common/index.js';
 import type { ActionWrapper } from './main.js';
 import { formatResumeCommand } from './resume-command.js';
 import { formatTable } from './text-table.js';

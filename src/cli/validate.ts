@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
-import type { ModelInfo } from '../service/model-catalogue.js';
-import { formatAnnotations } from '../workflow/format/github-annotations.js';
-import { formatPlan } from '../workflow/format/format-plan.js';
-import { formatErrors, formatWarnings } from '../workflow/format/format-problems.js';
-import { readGivenInputs } from '../workflow/inputs/read-given-inputs.js';
-import { validateWorkflow } from '../workflow/validate/validate-workflow.js';
-import { WorkflowInvalidError } from '../workflow/workflow-error.js';
-import type { CliIO } from './cli-io.js';
+import type { ModelInfo } from '../service/index.js';
+import { formatAnnotations } from '../workflow/index.js';
+import { formatPlan } from '../workflow/index.js';
+import { formatErrors, formatWarnings } from '../workflow/index.js';
+import { readGivenInputs } from '../workflow/index.js';
+import { validateWorkflow } from '../workflow/index.js';
+import { WorkflowInvalidError } from '../workflow/index.js';
+import type { CliIO } from '../common/index.js';
 import { addWorkflowInputOptions } from './workflow-input-options.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../common/index.js';
 import type { ActionWrapper } from './main.js';
 
 /** What the validate command can be given by the entry point. */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { DeflowError } from '../common/deflow-error.js';
+import { DeflowError } from '../common/index.js';
 
 /** Where the key may come from: never a command-line value (shell history, `ps`). */
 export interface ApiKeySources {

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
-import { type Clock, systemClock } from '../common/clock.js';
-import { DeflowError } from '../common/deflow-error.js';
+import { type Clock, systemClock } from '../common/index.js';
+import { DeflowError } from '../common/index.js';
 import { RateGovernor } from './rate-governor.js';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
 import { isLoopbackHost } from './url-safety.js';

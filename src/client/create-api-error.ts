@@ -1,4 +1,4 @@
-import type { Redactor } from '../common/redact.js';
+import type { Redactor } from '../common/index.js';
 import { ApiError, type ApiErrorInit } from './errors/api-error.js';
 import { AuthError } from './errors/auth-error.js';
 import { DailyLimitError } from './errors/daily-limit-error.js';

@@ -1,10 +1,10 @@
-import type { Clock } from '../common/clock.js';
-import { DeflowError } from '../common/deflow-error.js';
-import { createRedactor, type Redactor } from '../common/redact.js';
-import { KEY_CREATION_POOL, JOBS_STATUS_POOL, QUOTE_POOL } from '../service/endpoints.js';
-import type { ModelInfo } from '../service/model-catalogue.js';
-import { findTask } from '../service/tasks.js';
-import type { BodyKind, PoolId, TaskSpec, V1Endpoint } from '../service/types.js';
+import type { Clock } from '../common/index.js';
+import { DeflowError } from '../common/index.js';
+import { createRedactor, type Redactor } from '../common/index.js';
+import { KEY_CREATION_POOL, JOBS_STATUS_POOL, QUOTE_POOL } from '../service/index.js';
+import type { ModelInfo } from '../service/index.js';
+import { findTask } from '../service/index.js';
+import type { BodyKind, PoolId, TaskSpec, V1Endpoint } from '../service/index.js';
 import type { ApiKeyInfo, PaymentPage } from './account-types.js';
 import { type DeapiClientOptions, type ResolvedClientOptions, resolveClientOptions } from './client-options.js';
 import { UnexpectedResponseError } from './errors/unexpected-response-error.js';

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { type Clock, systemClock } from '../common/clock.js';
-import type { PoolId } from '../service/types.js';
+import { type Clock, systemClock } from '../common/index.js';
+import type { PoolId } from '../service/index.js';
 import { DailyLimitError } from './errors/daily-limit-error.js';
 import { type BucketAnswer, type BucketNews, type BucketTicket, GovernorBucket, type Refusal } from './governor-bucket.js';
 import { hasRateLimitInfo, type RateLimitSnapshot } from './rate-limit-snapshot.js';

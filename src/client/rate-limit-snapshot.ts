@@ -1,4 +1,4 @@
-import { type PolicyWindow, parseRateLimitPolicy } from '../service/rate-limit-headers.js';
+import { type PolicyWindow, parseRateLimitPolicy } from '../service/index.js';
 
 /** Response headers as undici returns them (lower-case names). */
 export type ResponseHeaders = Readonly<Record<string, string | string[] | undefined>>;

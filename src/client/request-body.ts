@@ -3,8 +3,8 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { pipeline, Readable, Transform } from 'node:stream';
 import FormData from 'form-data';
-import { DeflowError } from '../common/deflow-error.js';
-import type { BodyKind } from '../service/types.js';
+import { DeflowError } from '../common/index.js';
+import type { BodyKind } from '../service/index.js';
 import { type FieldValue, isFileRef, isStreamRef, type RequestFields } from './field-values.js';
 
 /** A request body ready for undici, built fresh for every attempt (streams are single-use). */

@@ -1,6 +1,6 @@
-import type { Clock } from '../common/clock.js';
-import type { Redactor } from '../common/redact.js';
-import type { PoolId } from '../service/types.js';
+import type { Clock } from '../common/index.js';
+import type { Redactor } from '../common/index.js';
+import type { PoolId } from '../service/index.js';
 import { createApiError } from './create-api-error.js';
 import { NetworkError } from './errors/network-error.js';
 import type { HttpTransport, TransportResponse } from './http-transport.js';

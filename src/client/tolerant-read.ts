@@ -3,8 +3,8 @@
  * (service-facts.md): each accepts every published form and returns one normalised shape.
  * They never throw; a reader that finds nothing returns `undefined` and the caller decides.
  */
-import { isKnownErrorCode } from '../service/error-codes.js';
-import type { ModelInfo } from '../service/model-catalogue.js';
+import { isKnownErrorCode } from '../service/index.js';
+import type { ModelInfo } from '../service/index.js';
 import type { PaymentPage } from './account-types.js';
 
 type Json = Record<string, unknown>;

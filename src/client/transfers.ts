@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type Dispatcher, request } from 'undici';
-import { redactUrl } from '../common/redact.js';
+import { redactUrl } from '../common/index.js';
 import { TransferError } from './errors/transfer-error.js';
 import { UnsafeUrlError } from './errors/unsafe-url-error.js';
 import type { StreamRef } from './field-values.js';

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { redactUrl } from '../common/redact.js';
+import { redactUrl } from '../common/index.js';
 import { UnsafeUrlError } from './errors/unsafe-url-error.js';
 
 /** True for `localhost`, 127.0.0.0/8 and ::1 (the emulator's hosts). */

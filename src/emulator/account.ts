@@ -3,7 +3,7 @@
  * while a job runs and charged when it is done (released when it fails), per-key monthly
  * spend limits, payments, and the key description of GET /api/v2/key.
  */
-import type { Clock } from '../common/clock.js';
+import type { Clock } from '../common/index.js';
 import { type ApiKey, previewSecret } from './auth.js';
 import { formatIsoOffset } from './responses.js';
 import type { EmulatorJob, JobAccountHooks, PaymentConfig } from './types.js';

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Endpoint, matchEndpoint } from '../service/endpoints.js';
+import { type Endpoint, matchEndpoint } from '../service/index.js';
 import type { ApiKey } from './auth.js';
 import { roleCovers } from './auth.js';
 import { BodyTooLargeError, MAX_BODY_BYTES, parseBody } from './body-parser.js';

@@ -2,7 +2,7 @@
  * API keys and who may call what (spec, Authentication): bearer tokens looked up as opaque
  * strings, 401 codes for a missing, unknown, revoked or expired key, and the role check.
  */
-import type { Clock } from '../common/clock.js';
+import type { Clock } from '../common/index.js';
 import { createIpAllowList, type IpAllowList } from './ip-allow.js';
 import type { KeyConfig } from './types.js';
 

@@ -1,8 +1,8 @@
 import { fileTypeFromFile } from 'file-type';
 import { imageSizeFromFile } from 'image-size/fromFile';
 import { parseFile } from 'music-metadata';
-import { probeMp4 } from '../common/probe-mp4.js';
-import type { MediaFamily } from '../service/types.js';
+import { probeMp4 } from '../common/index.js';
+import type { MediaFamily } from '../service/index.js';
 import type { InspectedMedia } from './types.js';
 
 /** file-type's extension → the format name the service's rules and messages use. */

@@ -2,7 +2,7 @@
  * `/_emulator/*`: counters and job list for tests and benchmarks. Not part of the service;
  * unauthenticated, not rate limited and not counted.
  */
-import type { Clock } from '../common/clock.js';
+import type { Clock } from '../common/index.js';
 import type { ApiResponse } from './responses.js';
 import { jsonResponse, routeNotFound } from './responses.js';
 import type { EmulatorJob } from './types.js';

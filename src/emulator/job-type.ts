@@ -2,7 +2,7 @@
  * The inference type slug a job runs as (webhook `job_type`, service-facts.md §1): for tasks
  * with several, the one matching the source (URL or upload, audio or video).
  */
-import { endpointInferenceTypes } from '../service/endpoints.js';
+import { endpointInferenceTypes } from '../service/index.js';
 import { describeSource } from './request-source.js';
 import type { ResolvedRequest } from './types.js';
 

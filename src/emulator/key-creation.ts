@@ -5,7 +5,7 @@
  * the emulator's reading of it.
  */
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../common/clock.js';
+import type { Clock } from '../common/index.js';
 import type { Account } from './account.js';
 import type { ApiKey, KeyStore } from './auth.js';
 import { addError, MESSAGES, summariseErrors } from './error-messages.js';

@@ -2,7 +2,7 @@
  * Tolerant readers of a model's `info` (limits, defaults and features may come as numeric
  * strings or "0"/"1" from a PHP backend; see service-facts.md §4).
  */
-import type { ModelInfo } from '../service/model-catalogue.js';
+import type { ModelInfo } from '../service/index.js';
 
 /** A numeric `info.limits` entry, or undefined when absent or not numeric. */
 export function limitNumber(model: ModelInfo | null, key: string | undefined): number | undefined {

@@ -2,7 +2,7 @@
  * The model list the emulator serves: the built-in catalogue, filtered by
  * `filter[inference_types]=a,b` and paged like every list (spec: Model list).
  */
-import { MODEL_CATALOGUE, type ModelInfo } from '../service/model-catalogue.js';
+import { MODEL_CATALOGUE, type ModelInfo } from '../service/index.js';
 import { type PageEnvelope, paginate, readPageQuery } from './paginator.js';
 import type { ModelRegistry } from './types.js';
 

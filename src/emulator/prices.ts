@@ -35,7 +35,7 @@
  * counts as a URL source when it names a `platform`. An upload whose container gives no
  * duration is estimated from its size (request-source.ts).
  */
-import type { ModelInfo } from '../service/model-catalogue.js';
+import type { ModelInfo } from '../service/index.js';
 import { featureFlag, limitList, limitNumber, modelDefault } from './model-limits.js';
 import { describeSource } from './request-source.js';
 import type { ResolvedRequest, ValidFile } from './types.js';

@@ -6,8 +6,8 @@
  * ends opens a new one. Only admitted requests use the allowance.
  * Node runs one request handler at a time, so check-and-count is exact.
  */
-import type { Clock } from '../common/clock.js';
-import { formatRateLimitPolicy, type RateLimitSource, type RateLimitType } from '../service/rate-limit-headers.js';
+import type { Clock } from '../common/index.js';
+import { formatRateLimitPolicy, type RateLimitSource, type RateLimitType } from '../service/index.js';
 
 /** One window of a bucket: `limit` requests per `lengthMs` virtual ms. */
 export interface WindowRule {

@@ -3,8 +3,8 @@
  * `rate_limits`). Submissions spend their endpoint's pool (shared by the v1 twin) or, for a
  * recognised model with an override, that model's bucket; price endpoints share `quote`.
  */
-import { ACCOUNT_POOL, type Endpoint, JOBS_STATUS_POOL, KEY_CREATION_POOL, QUOTE_POOL } from '../service/endpoints.js';
-import type { RateLimitSource, RateLimitType } from '../service/rate-limit-headers.js';
+import { ACCOUNT_POOL, type Endpoint, JOBS_STATUS_POOL, KEY_CREATION_POOL, QUOTE_POOL } from '../service/index.js';
+import type { RateLimitSource, RateLimitType } from '../service/index.js';
 import type { WindowRule } from './rate-limiter.js';
 import type { EmulatorConfig, ModelRegistry, RateConfig } from './types.js';
 

@@ -4,7 +4,7 @@
  * written here, where faults (resets, truncated bodies) are applied.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Clock } from '../common/clock.js';
+import type { Clock } from '../common/index.js';
 import { answerApiRequest } from './api-handlers.js';
 import { runApiPipeline } from './api-pipeline.js';
 import { discardUploads, drainRequest } from './body-parser.js';

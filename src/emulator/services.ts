@@ -2,7 +2,7 @@
  * What the request handlers of one running emulator share. Built by `startEmulator`; no
  * module keeps state of its own.
  */
-import type { Clock } from '../common/clock.js';
+import type { Clock } from '../common/index.js';
 import type { Account } from './account.js';
 import type { KeyStore } from './auth.js';
 import type { FaultInjector } from './faults.js';

@@ -3,7 +3,7 @@
  * many are queued: a binary heap ordered by time, re-armed when an earlier entry arrives. The job store
  * uses it to settle (charge) jobs nobody polls and to fire webhooks at the right moments.
  */
-import type { Clock } from '../common/clock.js';
+import type { Clock } from '../common/index.js';
 
 interface Entry<T> {
   readonly at: number;

@@ -2,10 +2,10 @@
  * Contracts between the emulator's HTTP layer (server, auth, rate limiter, account, config)
  * and its domain layer (request validation, prices, jobs, media, webhooks). Only types here.
  */
-import type { Clock } from '../common/clock.js';
-import type { Endpoint } from '../service/endpoints.js';
-import type { ModelInfo } from '../service/model-catalogue.js';
-import type { MediaFamily } from '../service/types.js';
+import type { Clock } from '../common/index.js';
+import type { Endpoint } from '../service/index.js';
+import type { ModelInfo } from '../service/index.js';
+import type { MediaFamily } from '../service/index.js';
 
 /** A file part of a multipart request, streamed to a temporary file by the HTTP layer. */
 export interface UploadedFile {

@@ -3,9 +3,9 @@
  * from the name or the declared type; then the size cap and, where a task needs one, the
  * stream the container must carry.
  */
-import type { ModelInfo } from '../service/model-catalogue.js';
-import { TRANSCRIBE_AUDIO_FILE } from '../service/file-rules.js';
-import type { FieldSpec, FileRule } from '../service/types.js';
+import type { ModelInfo } from '../service/index.js';
+import { TRANSCRIBE_AUDIO_FILE } from '../service/index.js';
+import type { FieldSpec, FileRule } from '../service/index.js';
 import { MESSAGES } from './error-messages.js';
 import { inspectMedia } from './inspect-media.js';
 import { limitNumber } from './model-limits.js';

@@ -3,9 +3,9 @@
  * failing field at once, several messages per field, lenient coercion of form values, model
  * defaults filling required fields a client left out, unknown fields ignored.
  */
-import { type Endpoint, endpointExactlyOneOf, endpointFields, endpointInferenceTypes } from '../service/endpoints.js';
-import type { ModelInfo } from '../service/model-catalogue.js';
-import type { FieldSpec } from '../service/types.js';
+import { type Endpoint, endpointExactlyOneOf, endpointFields, endpointInferenceTypes } from '../service/index.js';
+import type { ModelInfo } from '../service/index.js';
+import type { FieldSpec } from '../service/index.js';
 import { addError, MESSAGES } from './error-messages.js';
 import { modelDefault } from './model-limits.js';
 import type { FieldErrors, ModelRegistry, ParsedBody, ValidationOptions, ValidationResult, ValidFile } from './types.js';

@@ -3,9 +3,9 @@
  * need another, source platforms, per-source inference types, TikTok, diarization, fixed
  * video-upscale scales, the longest accepted source and the speech modes.
  */
-import type { Endpoint } from '../service/endpoints.js';
-import type { ModelInfo } from '../service/model-catalogue.js';
-import type { FieldSpec } from '../service/types.js';
+import type { Endpoint } from '../service/index.js';
+import type { ModelInfo } from '../service/index.js';
+import type { FieldSpec } from '../service/index.js';
 import { addError, MESSAGES } from './error-messages.js';
 import { featureFlag, limitNumber } from './model-limits.js';
 import { describeSource } from './request-source.js';

@@ -2,8 +2,8 @@
  * Checks of one non-file request field: type (with Laravel-lenient coercion), the field's
  * fixed rules (range, length, enum, URL, HTTPS) and the chosen model's `info.limits`.
  */
-import type { ModelInfo } from '../service/model-catalogue.js';
-import type { FieldSpec } from '../service/types.js';
+import type { ModelInfo } from '../service/index.js';
+import type { FieldSpec } from '../service/index.js';
 import {
   type Coerced,
   coerceBoolean,

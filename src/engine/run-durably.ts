@@ -5,15 +5,15 @@
  * run id for its report) and then calls {@link runOpened}.
  */
 import { join } from 'node:path';
-import { createBlobStore } from './blob-store.js';
-import { CacheAdapter } from './cache-adapter.js';
-import { NO_CACHE } from './cache-lookup.js';
-import { type DurableRun, type OpenDurableRunOptions, openDurableRun } from './durable-run.js';
-import { createResultCache } from './result-cache.js';
+import { createBlobStore } from './cache/index.js';
+import { CacheAdapter } from './cache/index.js';
+import { NO_CACHE } from './cache/index.js';
+import { type DurableRun, type OpenDurableRunOptions, openDurableRun } from './journal/index.js';
+import { createResultCache } from './cache/index.js';
 import { type RunOutcome, type RunWorkflowOptions, runWorkflow } from './run-workflow.js';
-import { stateLayout } from './state-dir.js';
-import type { WebhookHint } from './webhook-receiver.js';
-import { readRunWebhookSecret, startWebhookHints, type WebhookHints } from './webhook-hints.js';
+import { stateLayout } from './journal/index.js';
+import type { WebhookHint } from './webhooks/index.js';
+import { readRunWebhookSecret, startWebhookHints, type WebhookHints } from './webhooks/index.js';
 
 /** Options of {@link runOpened}: those of `runWorkflow` that the journal does not decide. */
 export interface RunOpenedOptions extends Omit<RunWorkflowOptions, 'recorder' | 'cache' | 'seed' | 'resumed' | 'runId' | 'resumeCommand' | 'webhooks'> {

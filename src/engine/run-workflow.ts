@@ -4,28 +4,28 @@
  * (run-started, quoted, item-*, run-finished) for the report layer; it never prints.
  */
 import { join } from 'node:path';
-import type { DeapiClient } from '../client/deapi-client.js';
-import type { Clock } from '../common/clock.js';
+import type { DeapiClient } from '../client/index.js';
+import type { Clock } from '../common/index.js';
 import type { GraphStep, JobGraph } from '../workflow/index.js';
-import { createBlobStore } from './blob-store.js';
-import { BudgetGuard } from './budget-guard.js';
-import { type CacheLookup, NO_CACHE } from './cache-lookup.js';
-import { ConcurrencyController } from './concurrency-controller.js';
+import { createBlobStore } from './cache/index.js';
+import { BudgetGuard } from './run/index.js';
+import { type CacheLookup, NO_CACHE } from './cache/index.js';
+import { ConcurrencyController } from './run/index.js';
 import type { RunEventSink, RunStatus } from './events.js';
-import type { JobContext, RunWebhooks } from './job-runner.js';
-import { createScopeBuilder } from './node-scope.js';
-import { PollEstimator, type PollEstimatorOptions } from './poll-estimator.js';
-import type { Quote } from './quote-types.js';
-import { ResultStore } from './result-store.js';
-import { RunControl } from './run-control.js';
-import { decideOutcome } from './run-outcome.js';
-import { type RunCounts, RunState } from './run-state.js';
-import { type NodeRunners, Scheduler, type SeedNode } from './scheduler.js';
-import { newRunId } from './state-dir.js';
-import { NO_RECORDER, type StateRecorder } from './state-recorder.js';
-import { GatedGovernor } from './submit-gate.js';
-import { SubmitWindow } from './submit-window.js';
-import { watchGovernor } from './watch-governor.js';
+import type { JobContext, RunWebhooks } from './run/index.js';
+import { createScopeBuilder } from './run/index.js';
+import { PollEstimator, type PollEstimatorOptions } from './run/index.js';
+import type { Quote } from './quote/index.js';
+import { ResultStore } from './run/index.js';
+import { RunControl } from './run/index.js';
+import { decideOutcome } from './run/index.js';
+import { type RunCounts, RunState } from './run/index.js';
+import { type NodeRunners, Scheduler, type SeedNode } from './run/index.js';
+import { newRunId } from './journal/index.js';
+import { NO_RECORDER, type StateRecorder } from './run/index.js';
+import { GatedGovernor } from './run/index.js';
+import { SubmitWindow } from './run/index.js';
+import { watchGovernor } from './run/index.js';
 
 /** Options of {@link runWorkflow}. */
 export interface RunWorkflowOptions {

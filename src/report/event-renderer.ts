@@ -1,4 +1,4 @@
-import type { RunEvent } from '../engine/events.js';
+import type { RunEvent } from '../engine/index.js';
 
 /** Something that turns engine events into output. `finish` stops timers and flushes. */
 export interface EventRenderer {

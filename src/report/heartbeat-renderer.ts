@@ -1,4 +1,4 @@
-import type { RunEvent } from '../engine/events.js';
+import type { RunEvent } from '../engine/index.js';
 import type { EventRenderer } from './event-renderer.js';
 import { formatCost } from './format-cost.js';
 import { formatFinalSummary, formatItemProblem, formatProgress, oneLine } from './progress-lines.js';

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../engine/events.js';
+import type { RunEvent } from '../engine/index.js';
 import type { EventRenderer } from './event-renderer.js';
 
 /** The first line of `--json` output; `format` follows Terraform's machine-readable UI: minor = added fields. */

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../engine/events.js';
+import type { RunEvent } from '../engine/index.js';
 import { formatCost } from './format-cost.js';
 import { formatDuration } from './format-duration.js';
 import type { ProgressTotals, RunTally } from './run-tally.js';

@@ -3,8 +3,8 @@
  * `$GITHUB_STEP_SUMMARY`: the verdict first, a table per step, then the fits, assumptions
  * and unknown items in a collapsed section, and the change against an earlier quote.
  */
-import type { QuoteComparison } from '../engine/quote-compare.js';
-import type { Quote } from '../engine/quote-types.js';
+import type { QuoteComparison } from '../engine/index.js';
+import type { Quote } from '../engine/index.js';
 import { formatCost } from './format-cost.js';
 import { codeSpan, escapeMarkdown, renderMarkdownTable } from './markdown-text.js';
 import { budgetLines, describeCounts, explanationLines, formatChange, formatSubtotal, formatUnitRange } from './quote-table.js';

@@ -3,8 +3,8 @@
  * the prices were obtained), the total, the balance and budget, the number of price requests,
  * then the fits, assumptions and unknown items that explain the figures.
  */
-import type { QuoteComparison, QuoteDelta } from '../engine/quote-compare.js';
-import type { PriceMethod, QuotedStep, Quote, QuoteTotal } from '../engine/quote-types.js';
+import type { QuoteComparison, QuoteDelta } from '../engine/index.js';
+import type { PriceMethod, QuotedStep, Quote, QuoteTotal } from '../engine/index.js';
 import { formatCost } from './format-cost.js';
 
 /** Unknown items listed per quote before "… and N more". */

@@ -1,4 +1,4 @@
-import { DeflowError } from '../common/deflow-error.js';
+import { DeflowError } from '../common/index.js';
 
 /** A report file (`--report`, `--junit`, the GitHub step summary) could not be written. */
 export class ReportWriteError extends DeflowError {

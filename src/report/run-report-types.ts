@@ -1,4 +1,4 @@
-import type { RunStatus } from '../engine/events.js';
+import type { RunStatus } from '../engine/index.js';
 
 /*
  * The shape of `--report run.json` (format_version 1). Keys are snake_case, like every

@@ -1,4 +1,4 @@
-import type { EventError, NodeRef, RunEvent } from '../engine/events.js';
+import type { EventError, NodeRef, RunEvent } from '../engine/index.js';
 import { writeChunksAtomic } from './atomic-write.js';
 import { ReportWriteError } from './report-write-error.js';
 import type {

@@ -1,4 +1,4 @@
-import type { NodeRef, RunEvent } from '../engine/events.js';
+import type { NodeRef, RunEvent } from '../engine/index.js';
 
 /** Live counters of one step, as progress renderers show them. */
 export interface StepProgress {

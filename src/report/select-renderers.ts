@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import type { CliIO } from '../cli/cli-io.js';
-import { DeflowError } from '../common/deflow-error.js';
-import type { RunEvent, RunEventSink } from '../engine/events.js';
+import type { CliIO } from '../common/index.js';
+import { DeflowError } from '../common/index.js';
+import type { RunEvent, RunEventSink } from '../engine/index.js';
 import { shouldUseColor } from './color.js';
 import type { EventRenderer } from './event-renderer.js';
 import { renderAnnotations } from './github-annotations.js';

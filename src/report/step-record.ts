@@ -1,4 +1,4 @@
-import type { EventError } from '../engine/events.js';
+import type { EventError } from '../engine/index.js';
 import type { ItemStatus, ReportCounts, ReportError, ReportItem } from './run-report-types.js';
 
 const STATUSES: readonly ItemStatus[] = ['pending', 'running', 'done', 'failed', 'skipped', 'unknown'];

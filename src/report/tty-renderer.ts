@@ -6,7 +6,7 @@ import {
   type ListrTaskWrapper,
   ProcessOutput,
 } from 'listr2';
-import type { RunEvent } from '../engine/events.js';
+import type { RunEvent } from '../engine/index.js';
 import { createPalette, type Palette } from './color.js';
 import type { EventRenderer } from './event-renderer.js';
 import { formatCost } from './format-cost.js';

@@ -7,9 +7,11 @@ export { expandGraph, type ExpandGraphOptions, resolveOutputDir } from './graph/
 export { type GraphStep, JobGraph, type NodeRef, type ResultLookup, type StepResult } from './graph/job-graph.js';
 export { evaluateCondition, type ExpressionScope, gatherResults, type PreparedScope, prepareScope, renderTemplate, renderValue } from './expressions/evaluate.js';
 export { STEP_RESULT_FIELDS } from './expressions/known-properties.js';
+export { contextsOf, staticValue } from './expressions/static-value.js';
 export { formatAnnotations } from './format/github-annotations.js';
 export { formatPlan } from './format/format-plan.js';
 export { formatErrors, formatWarnings } from './format/format-problems.js';
+export { referencedStepId, stepReferences } from './graph/step-references.js';
 export { type GivenInputs, resolveInputs } from './inputs/resolve-inputs.js';
 export { parseInputPair, readGivenInputs, type ReadGivenInputsOptions } from './inputs/read-given-inputs.js';
 export type { ItemContext, ItemList } from './items/item-list.js';

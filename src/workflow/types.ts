@@ -1,5 +1,5 @@
 import type { Expr } from '@actions/expressions';
-import type { TaskSpec } from '../service/types.js';
+import type { TaskSpec } from '../service/index.js';
 import type { DocPath } from './format-path.js';
 import type { WorkflowError, WorkflowLocation } from './workflow-error.js';
 import type { YamlLocator } from './yaml/yaml-locator.js';

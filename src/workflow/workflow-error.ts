@@ -1,4 +1,4 @@
-import { DeflowError } from '../common/deflow-error.js';
+import { DeflowError } from '../common/index.js';
 
 /** Stable codes of workflow problems; callers branch on these, never on message text. */
 export const WORKFLOW_CODES = {

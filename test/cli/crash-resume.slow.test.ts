@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readJournal } from '../../src/engine/journal-replay.js';
-import { listRuns, runPaths } from '../../src/engine/state-dir.js';
-import { CHAIN, clips } from '../engine/durable-helpers.js';
+import { readJournal } from '../../src/engine/journal/journal-replay.js';
+import { listRuns, runPaths } from '../../src/engine/journal/state-dir.js';
+import { CHAIN, clips } from '../engine/journal/durable-helpers.js';
 import { yaml } from '../engine/run-helpers.js';
 import { call } from '../helpers/emulator-http.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/start-emulator.js';
-import { CHAIN, clips } from '../engine/durable-helpers.js';
+import { CHAIN, clips } from '../engine/journal/durable-helpers.js';
 import { useWorkspace } from '../engine/run-helpers.js';
 import { useEmulator } from '../helpers/emulator-http.js';
 import { createFakeCliIO, type FakeCliIO } from '../helpers/fake-cli-io.js';

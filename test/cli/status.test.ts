@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
-import type { JournalRecord } from '../../src/engine/journal-records.js';
-import { acquireLock } from '../../src/engine/lock-file.js';
-import { runPaths } from '../../src/engine/state-dir.js';
-import { CHAIN, clips, runDurablyIn } from '../engine/durable-helpers.js';
+import type { JournalRecord } from '../../src/engine/journal/journal-records.js';
+import { acquireLock } from '../../src/engine/journal/lock-file.js';
+import { runPaths } from '../../src/engine/journal/state-dir.js';
+import { CHAIN, clips, runDurablyIn } from '../engine/journal/durable-helpers.js';
 import { useFastEmulator, useWorkspace } from '../engine/run-helpers.js';
 import { createFakeCliIO, type FakeCliIO } from '../helpers/fake-cli-io.js';
 

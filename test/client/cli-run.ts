@@ -1,6 +1,6 @@
 /** Runs the deflow CLI in-process with captured output (shared by the CLI and canary tests). */
 import { PassThrough, Readable } from 'node:stream';
-import type { CliIO } from '../../src/cli/cli-io.js';
+import type { CliIO } from '../../src/common/cli-io.js';
 import { runCli } from '../../src/cli/main.js';
 
 export interface CliRun {

@@ -2,7 +2,7 @@
  * An in-memory CliIO: captured stdout/stderr and an interrupt the test triggers.
  */
 import { PassThrough } from 'node:stream';
-import type { CliIO } from '../../src/cli/cli-io.js';
+import type { CliIO } from '../../src/common/cli-io.js';
 
 export interface FakeCliIO extends CliIO {
   stdoutText(): string;

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  escapeCommandData,
-  escapeCommandProperty,
-  formatWorkflowCommand,
-  renderAnnotations,
-} from '../../src/report/github-annotations.js';
+import { escapeCommandData, escapeCommandProperty, formatWorkflowCommand } from '../../src/common/workflow-command.js';
+import { renderAnnotations } from '../../src/report/github-annotations.js';
 import { RunReportBuilder } from '../../src/report/run-report.js';
 import { failed, node, runFinished, runStarted, sampleRun, T0, unknown } from './run-events.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/cli-io.js';
+import type { CliIO } from '../../src/common/cli-io.js';
 import { createReporters } from '../../src/report/select-renderers.js';
 import { manualTicker, memoryStream, sampleRun } from './run-events.js';
 

@@ -1,4 +1,4 @@
-import { DeflowError } from '../../common/deflow-error.js';
+import { DeflowError } from '../../common/index.js';
 import type { RateLimitSnapshot } from '../rate-limit-snapshot.js';
 
 /** What every error answered by the service carries. */

@@ -1,4 +1,4 @@
-import { DeflowError } from '../../common/deflow-error.js';
+import { DeflowError } from '../../common/index.js';
 
 /**
  * The request got no HTTP answer (refused connection, DNS failure, reset, timeout, cut-short

@@ -1,4 +1,4 @@
-import { DeflowError } from '../../common/deflow-error.js';
+import { DeflowError } from '../../common/index.js';
 
 /**
  * A result download or upload stream failed: a body shorter or longer than its

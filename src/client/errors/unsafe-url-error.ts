@@ -1,4 +1,4 @@
-import { DeflowError } from '../../common/deflow-error.js';
+import { DeflowError } from '../../common/index.js';
 
 /**
  * A URL deflow refuses to fetch: not `https:` (plain `http:` is allowed for loopback hosts

@@ -1,5 +1,5 @@
-import { TASKS } from '../../service/tasks.js';
-import type { FieldSpec, TaskSpec } from '../../service/types.js';
+import { TASKS } from '../../service/index.js';
+import type { FieldSpec, TaskSpec } from '../../service/index.js';
 import { formatBytes } from '../yaml/read-source-file.js';
 
 /** Markers around the generated part of docs/workflow-language.md. */

@@ -1,5 +1,5 @@
 import { data, Evaluator } from '@actions/expressions';
-import { DeflowError } from '../../common/deflow-error.js';
+import { DeflowError } from '../../common/index.js';
 import type { CompiledExpression, Condition, Template, ValueTemplate } from '../types.js';
 import { WORKFLOW_CODES } from '../workflow-error.js';
 import { fromExpressionData, toExpressionData } from './expression-data.js';

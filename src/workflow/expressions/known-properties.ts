@@ -1,4 +1,4 @@
-import type { ResultKind } from '../../service/types.js';
+import type { ResultKind } from '../../service/index.js';
 
 /** What `steps.<id>` offers: the job's id, its result URL, its text or parsed JSON, the saved file, the cost. */
 export const STEP_RESULT_FIELDS = ['request_id', 'result_url', 'text', 'json', 'path', 'cost'] as const;

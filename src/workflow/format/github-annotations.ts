@@ -1,4 +1,4 @@
-import { formatWorkflowCommand } from '../../report/github-annotations.js';
+import { formatWorkflowCommand } from '../../common/index.js';
 import type { WorkflowError } from '../workflow-error.js';
 
 /** GitHub shows at most 10 error and 10 warning annotations per step. */

@@ -4,7 +4,7 @@ import { type GivenInputs, resolveInputs } from '../inputs/resolve-inputs.js';
 import type { ItemSourceResult } from '../items/resolve-item-source.js';
 import { itemsOfStep, resolveSources } from '../items/resolve-sources.js';
 import { createModelSource, type ModelSource } from '../models/model-source.js';
-import { MODEL_CATALOGUE } from '../../service/model-catalogue.js';
+import { MODEL_CATALOGUE } from '../../service/index.js';
 import type { FilledValue } from '../render/fill-defaults.js';
 import type { Workflow } from '../types.js';
 import { WORKFLOW_CODES, WorkflowError, WorkflowInvalidError } from '../workflow-error.js';

@@ -1,4 +1,4 @@
-import type { TaskSpec } from '../../service/types.js';
+import type { TaskSpec } from '../../service/index.js';
 import { type ExpressionScope, gatherResults } from '../expressions/evaluate.js';
 import type { ItemContext, ItemList } from '../items/item-list.js';
 import type { ModelSource } from '../models/model-source.js';

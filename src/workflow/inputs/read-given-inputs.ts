@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DeflowError } from '../../common/deflow-error.js';
+import { DeflowError } from '../../common/index.js';
 import { isRecord } from '../model/plain.js';
 import { WORKFLOW_CODES, WorkflowError, WorkflowInvalidError } from '../workflow-error.js';
 import { parseYaml } from '../yaml/parse-yaml.js';

@@ -1,4 +1,4 @@
-import { findTask } from '../../service/tasks.js';
+import { findTask } from '../../service/index.js';
 import { compileExpression } from '../expressions/compile-expression.js';
 import { compileTemplate } from '../expressions/compile-template.js';
 import { hasExpression } from '../expressions/find-templates.js';

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { MODEL_CATALOGUE, type ModelInfo } from '../../service/model-catalogue.js';
+import { MODEL_CATALOGUE, type ModelInfo } from '../../service/index.js';
 import { isRecord } from '../model/plain.js';
 
 /** Where the model list used for validation came from. */

@@ -1,5 +1,5 @@
-import type { ModelInfo } from '../../service/model-catalogue.js';
-import type { FieldSpec } from '../../service/types.js';
+import type { ModelInfo } from '../../service/index.js';
+import type { FieldSpec } from '../../service/index.js';
 import { jsonType, showValue } from '../schema/json-type.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { ModelInfo } from '../../service/model-catalogue.js';
-import type { FieldSpec, TaskSpec } from '../../service/types.js';
+import type { ModelInfo } from '../../service/index.js';
+import type { FieldSpec, TaskSpec } from '../../service/index.js';
 
 /** A value filled in for a required field that was left out. */
 export interface FilledValue {

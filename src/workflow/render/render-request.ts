@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { DeflowError } from '../../common/deflow-error.js';
+import { DeflowError } from '../../common/index.js';
 import { type ExpressionScope, type PreparedScope, prepareScope, renderTemplate, renderValue, toPreparedScope } from '../expressions/evaluate.js';
 import { contextsOf } from '../expressions/static-value.js';
 import type { GraphStep, JobGraph } from '../graph/job-graph.js';

@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { DeflowError } from '../../common/deflow-error.js';
+import { DeflowError } from '../../common/index.js';
 import { WORKFLOW_CODES } from '../workflow-error.js';
 
 /** A rendered `save` path that would leave the output folder (or name no file). */

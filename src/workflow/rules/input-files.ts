@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { FieldSpec } from '../../service/types.js';
+import type { FieldSpec } from '../../service/index.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import { ItemProblems, itemLabel } from './item-problems.js';
 import type { Rule } from './rule-context.js';

@@ -1,5 +1,5 @@
-import type { ModelInfo } from '../../service/model-catalogue.js';
-import type { TaskSpec } from '../../service/types.js';
+import type { ModelInfo } from '../../service/index.js';
+import type { TaskSpec } from '../../service/index.js';
 import { didYouMean } from '../did-you-mean.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import type { Rule } from './rule-context.js';

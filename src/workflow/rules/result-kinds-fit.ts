@@ -1,4 +1,4 @@
-import type { FieldSpec, ResultKind } from '../../service/types.js';
+import type { FieldSpec, ResultKind } from '../../service/index.js';
 import { TEXT_KINDS } from '../expressions/known-properties.js';
 import { referencedStepId } from '../graph/step-references.js';
 import { listOr } from '../schema/json-type.js';

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileTypeFromBuffer } from 'file-type';
-import { TRANSCRIBE_AUDIO_FILE, TRANSCRIBE_SOURCE_FILE } from '../../service/file-rules.js';
-import type { FileRule } from '../../service/types.js';
+import { TRANSCRIBE_AUDIO_FILE, TRANSCRIBE_SOURCE_FILE } from '../../service/index.js';
+import type { FileRule } from '../../service/index.js';
 import { formatBytes } from '../yaml/read-source-file.js';
 
 /** Extensions `file-type` reports under another name than the service's messages use. */

@@ -1,4 +1,4 @@
-import { TASK_IDS } from '../../service/tasks.js';
+import { TASK_IDS } from '../../service/index.js';
 import { didYouMean } from '../did-you-mean.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import type { Rule } from './rule-context.js';

@@ -1,4 +1,4 @@
-import { TASKS } from '../../service/tasks.js';
+import { TASKS } from '../../service/index.js';
 import { type JsonSchema, taskWithSchema } from './field-schema.js';
 
 /** Step ids and input names: a letter or `_`, then letters, digits, `_` or `-` (as in Actions). */

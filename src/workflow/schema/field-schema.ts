@@ -1,4 +1,4 @@
-import type { FieldSpec, FileRule, TaskSpec } from '../../service/types.js';
+import type { FieldSpec, FileRule, TaskSpec } from '../../service/index.js';
 import { formatBytes } from '../yaml/read-source-file.js';
 
 /** A JSON Schema object (draft-07), as plain data. */

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ModelInfo } from '../../service/model-catalogue.js';
+import type { ModelInfo } from '../../service/index.js';
 import { analyzeSteps } from '../graph/analyze-steps.js';
 import { expandGraph } from '../graph/expand-graph.js';
 import type { JobGraph } from '../graph/job-graph.js';

@@ -3,7 +3,7 @@
  * TypeScript on Node 20) can run the real modules. Types are dropped, not checked.
  */
 import { createRequire } from 'node:module';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,7 +13,7 @@ const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src
 export async function transpileSrc(outDir: string, folders: readonly string[] = ['common', 'engine']): Promise<string> {
   const ts = createRequire(import.meta.url)('typescript') as typeof import('typescript');
   for (const folder of folders) {
-    for (const name of readdirSync(join(SRC, folder))) {
+    for (const name of readdirSync(join(SRC, folder), { recursive: true, encoding: 'utf8' })) {
       if (!name.endsWith('.ts')) continue;
       const file = join(SRC, folder, name);
       const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
@@ -26,5 +26,7 @@ export async function transpileSrc(outDir: string, folders: readonly string[] = 
     }
   }
   writeFileSync(join(outDir, 'package.json'), '{"type":"module"}\n');
+  // The modules import their packages (through folder indexes, even ones a child never calls).
+  symlinkSync(join(SRC, '..', 'node_modules'), join(outDir, 'node_modules'), 'dir');
   return join(outDir, 'src');
 }

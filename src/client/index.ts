@@ -1,0 +1,17 @@
+export { API_KEY_ENV, readApiKey } from './api-key.js';
+export { DEFAULT_BASE_URL } from './client-options.js';
+export { DeapiClient } from './deapi-client.js';
+export { ApiError } from './errors/api-error.js';
+export { AuthError } from './errors/auth-error.js';
+export { DailyLimitError } from './errors/daily-limit-error.js';
+export { InsufficientBalanceError } from './errors/insufficient-balance-error.js';
+export { KeyLimitError } from './errors/key-limit-error.js';
+export { NetworkError } from './errors/network-error.js';
+export { PermissionError } from './errors/permission-error.js';
+export { ServerError } from './errors/server-error.js';
+export { isFileRef, isStreamRef } from './field-values.js';
+export type { FieldValue, FileRef, RequestFields } from './field-values.js';
+export { RateGovernor } from './rate-governor.js';
+export type { AcquireRequest, GovernorEvents, GovernorPermit, RateGovernorOptions } from './rate-governor.js';
+export { isTerminalStatus } from './tolerant-read.js';
+export type { JobFailure, JobStatus } from './tolerant-read.js';

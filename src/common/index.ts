@@ -1,0 +1,11 @@
+export { canonicalJson } from './canonical-json.js';
+export type { CliIO } from './cli-io.js';
+export { createVirtualClock, systemClock } from './clock.js';
+export type { Clock } from './clock.js';
+export { DeflowError, isDeflowError } from './deflow-error.js';
+export { fsyncDir, mkdirDurable, writeAll, writeFileAtomic } from './durable-fs.js';
+export { EXIT, exitCodeFor } from './exit-codes.js';
+export { probeMp4 } from './probe-mp4.js';
+export { createRedactor, redactUrl } from './redact.js';
+export type { Redactor } from './redact.js';
+export { escapeCommandData, escapeCommandProperty, formatWorkflowCommand } from './workflow-command.js';

@@ -1,0 +1,1 @@
+export { startEmulator } from './start-emulator.js';

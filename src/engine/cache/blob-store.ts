@@ -1,0 +1,164 @@
+/**
+ * Result files stored by content: `blobs/ab/<sha256>`. Identical content is stored once, and a
+ * blob is complete whenever its name exists (written aside, flushed, renamed into place).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream, constants as fsConstants } from 'node:fs';
+import { copyFile, link, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { DeflowError } from '../../common/index.js';
+import { fsyncDir, mkdirDurable } from '../../common/index.js';
+import { hashFile } from './file-digest.js';
+
+export interface BlobStore {
+  readonly dir: string;
+  /**
+   * Moves a finished file into the store (it no longer exists at `tmpPath` afterwards) and
+   * returns its sha256. Content already stored is kept and the new copy removed.
+   */
+  putFile(tmpPath: string): Promise<string>;
+  /** Stores a stream's bytes, hashing them as they are written; returns their sha256. */
+  putStream(source: Readable | AsyncIterable<Uint8Array>): Promise<string>;
+  /** Where the blob with this sha256 lives (whether or not it exists). */
+  path(sha256: string): string;
+  /** True when the blob exists, and has `size` bytes when a size is given. */
+  has(sha256: string, size?: number): Promise<boolean>;
+  /**
+   * Writes the blob to `destPath` (replacing it), as a hard link when the file system allows,
+   * else as a copy; either way via `<destPath>.part` and a rename, so `destPath` is never
+   * partial. A hard-linked output shares its bytes with the store: edit it in place and the
+   * cached blob changes too (tools that save by rename are safe). Pass `'copy'` to avoid this.
+   * @throws DeflowError `E_CACHE_BLOB_MISSING`
+   */
+  materialise(sha256: string, destPath: string, mode?: 'link' | 'copy'): Promise<'link' | 'copy'>;
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/** A blob store in `blobsDir` (by convention `<stateDir>/blobs`). */
+export function createBlobStore(blobsDir: string): BlobStore {
+  const pathOf = (sha256: string): string => {
+    if (!SHA256.test(sha256)) throw new TypeError(`blob id: expected 64 lowercase hex digits, got ${JSON.stringify(sha256)}`);
+    return join(blobsDir, sha256.slice(0, 2), sha256);
+  };
+
+  /** Moves a flushed file into place under its hash, unless that content is already there. */
+  const adopt = async (file: string, sha256: string): Promise<string> => {
+    const final = pathOf(sha256);
+    if (await exists(final)) {
+      await rm(file, { force: true });
+      return sha256;
+    }
+    mkdirDurable(dirname(final));
+    try {
+      await rename(file, final);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      const staged = await stagingPath();
+      await copyFile(file, staged);
+      await flushFile(staged);
+      await rename(staged, final);
+      await rm(file, { force: true });
+    }
+    fsyncDir(dirname(final));
+    return sha256;
+  };
+
+  const stagingPath = async (): Promise<string> => {
+    const staging = join(blobsDir, 'tmp');
+    await mkdir(staging, { recursive: true });
+    return join(staging, `${randomBytes(8).toString('hex')}.part`);
+  };
+
+  return {
+    dir: blobsDir,
+    path: pathOf,
+
+    async putFile(tmpPath) {
+      const { sha256 } = await hashFile(tmpPath);
+      await flushFile(tmpPath);
+      return adopt(tmpPath, sha256);
+    },
+
+    async putStream(source) {
+      const staged = await stagingPath();
+      const hash = createHash('sha256');
+      try {
+        await pipeline(
+          source,
+          async function* (chunks: AsyncIterable<Uint8Array>) {
+            for await (const chunk of chunks) {
+              hash.update(chunk);
+              yield chunk;
+            }
+          },
+          createWriteStream(staged, { flags: 'wx' }),
+        );
+        await flushFile(staged);
+      } catch (error) {
+        await rm(staged, { force: true });
+        throw error;
+      }
+      return adopt(staged, hash.digest('hex'));
+    },
+
+    async has(sha256, size) {
+      try {
+        const info = await stat(pathOf(sha256));
+        return size === undefined || info.size === size;
+      } catch {
+        return false;
+      }
+    },
+
+    async materialise(sha256, destPath, mode = 'link') {
+      const source = pathOf(sha256);
+      if (!(await exists(source))) {
+        throw new DeflowError('E_CACHE_BLOB_MISSING', `${source}: cached result file is missing from the state folder`, {
+          details: { sha256, destPath },
+        });
+      }
+      await mkdir(dirname(destPath), { recursive: true });
+      const part = `${destPath}.part`;
+      await rm(part, { force: true });
+      let used: 'link' | 'copy' = mode;
+      if (mode === 'link') {
+        try {
+          await link(source, part);
+        } catch {
+          used = 'copy'; // another file system, or links not allowed
+        }
+      }
+      if (used === 'copy') {
+        await copyFile(source, part, fsConstants.COPYFILE_FICLONE);
+        await flushFile(part);
+      }
+      await rename(part, destPath);
+      // rename() between two links to one file is a no-op that leaves `part` behind.
+      await rm(part, { force: true });
+      // The journal records this output as written next; its name must not be lost first.
+      fsyncDir(dirname(destPath));
+      return used;
+    },
+  };
+}
+
+async function flushFile(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

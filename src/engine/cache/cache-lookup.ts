@@ -1,0 +1,36 @@
+/**
+ * The result-cache seam: asked before every submission, told after every job. The result
+ * cache (result-cache.ts) implements it in issue 8; the default finds nothing.
+ */
+import type { RequestFields } from '../../client/index.js';
+import type { NodeResult } from '../run/index.js';
+import type { RecordedNode } from '../run/index.js';
+
+/** A job about to be submitted, with everything its cache key depends on. */
+export interface CacheQuery {
+  readonly node: RecordedNode;
+  readonly task: string;
+  /** The resolved request fields; file fields are `{ path }` (local files, or blobs of upstream results). */
+  readonly fields: RequestFields;
+  /** The upstream nodes whose results this job read, in graph order. */
+  readonly upstream: readonly RecordedNode[];
+}
+
+export interface CacheAnswer {
+  /** The job's cache key (journalled with the intent), or null when the job is not cacheable. */
+  readonly key: string | null;
+  /** A stored result for the key: the job is not submitted. Media results point into the blob store. */
+  readonly hit: NodeResult | null;
+}
+
+export interface CacheLookup {
+  lookup(query: CacheQuery): Promise<CacheAnswer>;
+  /** The job finished with `result` (called before the node is marked done). */
+  store(key: string, query: CacheQuery, result: NodeResult): Promise<void>;
+}
+
+/** Caches nothing. */
+export const NO_CACHE: CacheLookup = {
+  lookup: async () => ({ key: null, hit: null }),
+  store: async () => {},
+};

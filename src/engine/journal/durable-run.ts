@@ -1,0 +1,214 @@
+/**
+ * Opens the journal of a run: a new one, or the one to resume. Which run a `deflow run` of
+ * a workflow continues, in order:
+ *
+ * 1. `--run-id ID`: that run when it exists (whatever its status), else a new run named ID.
+ * 2. The latest run of the same workflow (same file and inputs) when it did not finish
+ *    (crashed, interrupted, stopped by a daily limit), or finished with jobs still in
+ *    flight (paid for, to collect).
+ * 3. Otherwise a new run. If the latest run ended with `unknown` items, they are carried
+ *    into the new run's journal as unknown: a new run must not quietly pay for them again
+ *    (`--resubmit-unknown` submits them).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { Clock } from '../../common/index.js';
+import type { JobGraph } from '../../workflow/index.js';
+import { type Journal, type JournalOptions, openJournal } from './journal.js';
+import { JournalNodeIds } from './journal-node-ids.js';
+import { JournalRecorder } from './journal-recorder.js';
+import { type JournalEntry, stampEntry } from './journal-records.js';
+import { acquireLock, type LockFile } from './lock-file.js';
+import { writeFileAtomic } from '../../common/index.js';
+import { readJournal, replayRunState } from './journal-replay.js';
+import { canonicalJson } from '../../common/index.js';
+import { planResume, type ResumePlan, type ResumeSeed, type UnknownNode } from './resume-plan.js';
+import { createRunDir, listRuns, newRunId, RESUMABLE_STATUSES, readRunMeta, type RunMetaStatus, type RunSummary, runPaths, writeRunMeta } from './state-dir.js';
+
+export interface OpenDurableRunOptions {
+  readonly stateDir: string;
+  readonly graph: JobGraph;
+  readonly clock: Clock;
+  /** `--run-id`. */
+  readonly runId?: string | undefined;
+  /** `--resubmit-unknown`. @default false */
+  readonly resubmitUnknown?: boolean;
+  /**
+   * Always start a new run, carrying nothing over (`--emulator`: the in-process emulator of an
+   * earlier session, and its jobs, are gone). @default false
+   */
+  readonly fresh?: boolean;
+  /** @default {@link digestWorkflow} of the graph */
+  readonly workflowDigest?: string;
+  /** Test hooks of the journal (a failure injected after a record is durable, a sync counter). */
+  readonly journalHooks?: Pick<JournalOptions, 'onAfterSync' | 'datasync' | 'crashAfter'>;
+}
+
+export interface DurableRun {
+  readonly runId: string;
+  /** An earlier session of this run is being continued. */
+  readonly resumed: boolean;
+  readonly paths: ReturnType<typeof runPaths>;
+  readonly journal: Journal;
+  readonly recorder: JournalRecorder;
+  /** Node states for the engine (resume, or carried-over unknowns). */
+  readonly seeds: readonly ResumeSeed[];
+  /** What resume found (null for a new run). */
+  readonly plan: ResumePlan | null;
+  /** Unknown items reported (or resubmitted with `--resubmit-unknown`). */
+  readonly unknowns: readonly UnknownNode[];
+  /** Things the user should know (a torn tail cut, a changed workflow, carried unknowns). */
+  readonly notices: readonly string[];
+  /** Waits for pending records, closes the journal and writes the run's final status. */
+  close(status: RunMetaStatus): Promise<void>;
+}
+
+/** sha256 of the workflow file's bytes and the resolved inputs: what "the same workflow" means. */
+export async function digestWorkflow(graph: JobGraph): Promise<string> {
+  const file = createHash('sha256').update(await readFile(graph.workflow.file)).digest('hex');
+  let inputs: string;
+  try {
+    inputs = canonicalJson(graph.inputs);
+  } catch {
+    inputs = JSON.stringify(graph.inputs);
+  }
+  return createHash('sha256').update(`${file}\n${inputs}`).digest('hex');
+}
+
+/** Opens (or creates) the journal of the run `deflow run` should write. */
+export async function openDurableRun(options: OpenDurableRunOptions): Promise<DurableRun> {
+  const digest = options.workflowDigest ?? (await digestWorkflow(options.graph));
+  const ids = new JournalNodeIds(options.graph);
+  if (options.runId !== undefined) {
+    const meta = await readRunMeta(options.stateDir, options.runId);
+    if (meta !== undefined || existsSync(runPaths(options.stateDir, options.runId).journal)) {
+      return resumeRun(options, ids, options.runId, digest, meta?.started_at);
+    }
+    return createRun(options, ids, options.runId, digest, await carryOver(options, ids, digest, options.runId));
+  }
+  if (options.fresh) return createRun(options, ids, newRunId(options.clock), digest, NOTHING_CARRIED);
+  const latest = (await listRuns(options.stateDir)).find((run) => run.meta?.workflow_digest === digest);
+  if (latest === undefined || latest.status === 'done') return createRun(options, ids, newRunId(options.clock), digest, NOTHING_CARRIED);
+  if (RESUMABLE_STATUSES.has(latest.status) || latest.active) return resumeRun(options, ids, latest.runId, digest, latest.meta?.started_at);
+  const previous = await planFinishedRun(options, ids, latest);
+  if (previous !== undefined && previous.counts.submitted > 0) return resumeRun(options, ids, latest.runId, digest, latest.meta?.started_at);
+  return createRun(options, ids, newRunId(options.clock), digest, carried(options, previous, latest.runId));
+}
+
+/** Unknown items a new run takes over from an earlier one, and which run that was. */
+interface Carried {
+  readonly unknowns: readonly UnknownNode[];
+  readonly from: string | null;
+}
+
+const NOTHING_CARRIED: Carried = { unknowns: [], from: null };
+
+function carried(options: OpenDurableRunOptions, previous: ResumePlan | undefined, from: string): Carried {
+  if (previous === undefined || options.resubmitUnknown) return NOTHING_CARRIED;
+  return { unknowns: previous.unknowns, from };
+}
+
+/** What a new run named `runId` takes over: the unknowns of the latest other run of the workflow. */
+async function carryOver(options: OpenDurableRunOptions, ids: JournalNodeIds, digest: string, runId: string): Promise<Carried> {
+  const latest = (await listRuns(options.stateDir)).find((run) => run.runId !== runId && run.meta?.workflow_digest === digest);
+  if (latest === undefined || latest.status === 'done') return NOTHING_CARRIED;
+  return carried(options, await planFinishedRun(options, ids, latest), latest.runId);
+}
+
+/**
+ * Starts a run. Its journal appears at once with its first records (the run header and the
+ * unknowns it carries over), written aside and renamed into place: a crash leaves either no
+ * journal (the run is created again) or all of them, never a run that forgot an unknown.
+ */
+async function createRun(options: OpenDurableRunOptions, ids: JournalNodeIds, runId: string, digest: string, carry: Carried): Promise<DurableRun> {
+  const { stateDir, graph, clock } = options;
+  const startedAt = clock.now();
+  const paths = createRunDir(stateDir, runId);
+  writeRunMeta(stateDir, { v: 1, run_id: runId, workflow: graph.workflow.file, workflow_digest: digest, status: 'running', started_at: startedAt, finished_at: null });
+  const lock = acquireLock(paths.lock);
+  let journal: Journal;
+  const seeds: ResumeSeed[] = [];
+  try {
+    const entries: JournalEntry[] = [{ t: 'run', run_id: runId, workflow: graph.workflow.file, workflow_digest: digest, inputs: graph.inputs, started_at: startedAt }];
+    for (const node of carry.unknowns) {
+      // Named after the run that lost the request id, once, however many runs carry it on.
+      const reason = / \(run [^)]+\)$/.test(node.reason) ? node.reason : `${node.reason} (run ${carry.from ?? '?'})`;
+      entries.push({ t: 'unknown', node: node.node, reason });
+      seeds.push({ state: 'unknown', step: node.step, k: node.k, reason });
+    }
+    writeFileAtomic(paths.journal, entries.map((entry) => `${JSON.stringify(stampEntry(entry, startedAt))}\n`).join(''));
+    journal = openJournal(paths.journal, { ...options.journalHooks, create: false, lock: false, clock });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  const notices = carry.unknowns.length === 0 ? [] : [`${carry.unknowns.length} item(s) left unknown by run ${carry.from ?? '?'} stay unknown (pass --resubmit-unknown to submit them again)`];
+  const recorder = new JournalRecorder(journal, ids);
+  return durableRun(options, { runId, resumed: false, paths, journal, recorder, seeds, plan: null, unknowns: carry.unknowns, notices }, startedAt, digest, lock);
+}
+
+async function resumeRun(options: OpenDurableRunOptions, ids: JournalNodeIds, runId: string, digest: string, startedAt: number | undefined): Promise<DurableRun> {
+  const { stateDir, graph, clock } = options;
+  const paths = createRunDir(stateDir, runId);
+  let journal: Journal;
+  try {
+    journal = openJournal(paths.journal, { ...options.journalHooks, create: false, clock });
+  } catch (error) {
+    // The run died between writing run.json and creating its journal: nothing was sent.
+    if ((error as { code?: string }).code !== 'E_JOURNAL_MISSING') throw error;
+    return createRun(options, ids, runId, digest, await carryOver(options, ids, digest, runId));
+  }
+  try {
+    const read = await readJournal(paths.journal);
+    const replayed = replayRunState(read.records);
+    const plan = planResume(replayed, { ids, resubmitUnknown: options.resubmitUnknown ?? false });
+    const notices: string[] = [];
+    if (journal.repairedBytes > 0) notices.push(`${paths.journal}: cut a torn last record (${journal.repairedBytes} bytes) left by a crash`);
+    if (replayed.run !== null && replayed.run.workflow_digest !== digest) {
+      notices.push(`run ${runId} started from another version of the workflow or other inputs; its done items are kept as they are`);
+    }
+    const begun = startedAt ?? replayed.run?.started_at ?? clock.now();
+    writeRunMeta(stateDir, { v: 1, run_id: runId, workflow: graph.workflow.file, workflow_digest: digest, status: 'running', started_at: begun, finished_at: null });
+    const recorder = new JournalRecorder(journal, ids);
+    return durableRun(options, { runId, resumed: true, paths, journal, recorder, seeds: plan.seeds, plan, unknowns: plan.unknowns, notices }, begun, digest);
+  } catch (error) {
+    await journal.close();
+    throw error;
+  }
+}
+
+/** What a finished run left behind, or undefined when its journal cannot be read. */
+async function planFinishedRun(options: OpenDurableRunOptions, ids: JournalNodeIds, run: RunSummary): Promise<ResumePlan | undefined> {
+  try {
+    const read = await readJournal(runPaths(options.stateDir, run.runId).journal);
+    return planResume(replayRunState(read.records), { ids });
+  } catch {
+    return undefined;
+  }
+}
+
+type DurableParts = Omit<DurableRun, 'close'>;
+
+function durableRun(options: OpenDurableRunOptions, parts: DurableParts, startedAt: number, digest: string, lock?: LockFile): DurableRun {
+  let closed = false;
+  return {
+    ...parts,
+    async close(status) {
+      if (closed) return;
+      closed = true;
+      await parts.journal.close();
+      lock?.release();
+      const finishedAt = status === 'running' ? null : options.clock.now();
+      writeRunMeta(options.stateDir, {
+        v: 1,
+        run_id: parts.runId,
+        workflow: options.graph.workflow.file,
+        workflow_digest: digest,
+        status,
+        started_at: startedAt,
+        finished_at: finishedAt,
+      });
+    },
+  };
+}

@@ -1,0 +1,7 @@
+export { openDurableRun } from './durable-run.js';
+export type { DurableRun, OpenDurableRunOptions } from './durable-run.js';
+export { readJournal, replayRunState } from './journal-replay.js';
+export { summariseProgress } from './run-progress.js';
+export type { RunProgress } from './run-progress.js';
+export { RESUMABLE_STATUSES, STATE_DIR_NAME, assertRunId, listRuns, newRunId, resolveStateDir, runPaths, stateLayout } from './state-dir.js';
+export type { RunSummary } from './state-dir.js';

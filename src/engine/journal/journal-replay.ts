@@ -1,0 +1,224 @@
+/**
+ * Reading a run journal back: the records in order, with a torn tail (the last line cut by a
+ * crash) dropped, and the records folded into the latest state of every node for resume.
+ *
+ * What counts as torn: bytes after the last `\n`, plus the last complete line if it does not
+ * parse (a power loss can leave zeroed blocks). An unreadable line with valid records after
+ * it is corruption, not a torn write, and is an error.
+ */
+import { readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { DeflowError } from '../../common/index.js';
+import { type JournalRecord, parseJournalLine, type RecordOf } from './journal-records.js';
+
+export interface JournalReadResult {
+  readonly records: JournalRecord[];
+  /** The file ended in a torn or unreadable last line, which was ignored. */
+  readonly tornTail: boolean;
+  /** Bytes up to the end of the last valid record (the file size when nothing was torn). */
+  readonly validBytes: number;
+}
+
+const CHUNK = 1 << 20;
+const NEWLINE = 0x0a;
+
+/**
+ * Reads a journal line by line, in 1 MiB chunks.
+ * @throws DeflowError `E_JOURNAL_MISSING`, `E_JOURNAL_CORRUPT` (an unreadable line that is not
+ * the last), `E_JOURNAL_VERSION`.
+ */
+export async function readJournal(path: string): Promise<JournalReadResult> {
+  const handle = await open(path, 'r').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') throw new DeflowError('E_JOURNAL_MISSING', `${path}: no journal here`, { details: { path } });
+    throw error;
+  });
+  const records: JournalRecord[] = [];
+  let bad: { line: number; start: number } | undefined;
+  let line = 0;
+  let consumed = 0; // file offset of `carry[0]`
+  let carry = Buffer.alloc(0);
+  try {
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(CHUNK);
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      const buf = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+      const end = buf.lastIndexOf(NEWLINE) + 1;
+      // Decoding whole lines at once is safe: a `\n` byte never sits inside a UTF-8 sequence.
+      const text = buf.toString('utf8', 0, end);
+      let start = 0;
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        line++;
+        const record = parseJournalLine(text.slice(start, nl), path, line);
+        if (bad !== undefined) throw corruptError(path, bad.line);
+        if (record === undefined) bad = { line, start: consumed + Buffer.byteLength(text.slice(0, start)) };
+        else records.push(record);
+        start = nl + 1;
+      }
+      consumed += end;
+      carry = Buffer.from(buf.subarray(end));
+    }
+  } finally {
+    await handle.close();
+  }
+  if (bad !== undefined) return { records, tornTail: true, validBytes: bad.start };
+  return { records, tornTail: carry.length > 0, validBytes: consumed };
+}
+
+/**
+ * The offset a reopened journal must be cut back to, found by reading only its end: the end
+ * of the last complete line, or that line's start when it does not parse.
+ */
+export function findValidEnd(fd: number, size: number, where: string): number {
+  const lastNl = findLastNewline(fd, size);
+  if (lastNl === -1) return 0;
+  const lineStart = findLastNewline(fd, lastNl) + 1;
+  const bytes = Buffer.allocUnsafe(lastNl - lineStart);
+  readExactly(fd, bytes, lineStart);
+  return parseJournalLine(bytes.toString('utf8'), where, null) === undefined ? lineStart : lastNl + 1;
+}
+
+/** Offset of the last `\n` before `end`, or -1. */
+function findLastNewline(fd: number, end: number): number {
+  const window = Buffer.allocUnsafe(64 * 1024);
+  for (let stop = end; stop > 0; ) {
+    const from = Math.max(0, stop - window.length);
+    const view = window.subarray(0, stop - from);
+    readExactly(fd, view, from);
+    const at = view.lastIndexOf(NEWLINE);
+    if (at !== -1) return from + at;
+    stop = from;
+  }
+  return -1;
+}
+
+function readExactly(fd: number, into: Buffer, position: number): void {
+  for (let done = 0; done < into.length; ) {
+    const n = readSync(fd, into, done, into.length - done, position + done);
+    if (n === 0) throw new Error(`unexpected end of file at ${position + done}`);
+    done += n;
+  }
+}
+
+function corruptError(path: string, line: number): DeflowError {
+  return new DeflowError(
+    'E_JOURNAL_CORRUPT',
+    `${path}:${line}: expected a journal record, found an unreadable line followed by valid records; ` +
+      'the journal was modified outside deflow',
+    { details: { path, line } },
+  );
+}
+
+/** Where a node stands after replay. `unknown`: submitted or not, nobody can tell. */
+export type NodePhase = 'unknown' | 'submitted' | 'done' | 'failed' | 'skipped' | 'cached';
+
+export interface NodeState {
+  readonly node: string;
+  readonly phase: NodePhase;
+  /** From the node's last intent (null when it never had one, e.g. skipped or cached). */
+  readonly step: string | null;
+  readonly index: number | null;
+  /** The last attempt journalled (0 before any intent). */
+  readonly attempt: number;
+  /** The job of the last attempt, once known. */
+  readonly requestId: string | null;
+  readonly cacheKey: string | null;
+  /** Last polled status and progress while `submitted`. */
+  readonly status: string | null;
+  readonly progress: number | null;
+  /** Why a node is unknown or skipped. */
+  readonly reason: string | null;
+  /** The record that set the phase (the `done` record holds the result). */
+  readonly last: JournalRecord;
+}
+
+export interface RunState {
+  /** The first `run` record. */
+  readonly run: RecordOf<'run'> | null;
+  /** The last `end` record, unless records follow it (the run was resumed). */
+  readonly end: RecordOf<'end'> | null;
+  /** Nodes in the order they first appear. */
+  readonly nodes: ReadonlyMap<string, NodeState>;
+}
+
+/** Why an intent with no later outcome is unknown. */
+export const UNKNOWN_AFTER_INTENT =
+  'intent journalled but no request_id: the submission may or may not have reached the service';
+
+type MutableNode = { -readonly [K in keyof NodeState]: NodeState[K] };
+
+/**
+ * Folds records into the latest state per node: the last record wins, and an `intent` with no
+ * later `submitted`/`done`/`failed` becomes `unknown`. On resume: skip `done`/`cached`/`skipped`,
+ * poll `submitted`, report `unknown` (resubmit only when asked).
+ */
+export function replayRunState(records: readonly JournalRecord[]): RunState {
+  let run: RecordOf<'run'> | null = null;
+  let end: RecordOf<'end'> | null = null;
+  const nodes = new Map<string, MutableNode>();
+  for (const record of records) {
+    if (record.t === 'run') {
+      run ??= record;
+      continue;
+    }
+    if (record.t === 'end') {
+      end = record;
+      continue;
+    }
+    end = null;
+    let node = nodes.get(record.node);
+    if (node === undefined) {
+      node = { node: record.node, phase: 'unknown', step: null, index: null, attempt: 0, requestId: null, cacheKey: null, status: null, progress: null, reason: null, last: record };
+      nodes.set(record.node, node);
+    }
+    applyRecord(node, record);
+  }
+  return { run, end, nodes };
+}
+
+function applyRecord(node: MutableNode, record: Exclude<JournalRecord, { t: 'run' | 'end' }>): void {
+  switch (record.t) {
+    case 'status':
+      if (node.phase !== 'submitted') return; // a late poll answer never reopens a settled node
+      node.status = record.status;
+      node.progress = record.progress;
+      return;
+    case 'intent':
+      node.phase = 'unknown';
+      node.step = record.step;
+      node.index = record.index;
+      node.attempt = record.attempt;
+      node.cacheKey = record.cache_key;
+      node.requestId = null;
+      node.status = null;
+      node.progress = null;
+      node.reason = UNKNOWN_AFTER_INTENT;
+      break;
+    case 'submitted':
+      node.phase = 'submitted';
+      node.attempt = record.attempt;
+      node.requestId = record.request_id;
+      node.reason = null;
+      break;
+    case 'done':
+      node.phase = 'done';
+      node.requestId = record.request_id ?? node.requestId;
+      node.reason = null;
+      break;
+    case 'failed':
+      node.phase = 'failed';
+      node.reason = null;
+      break;
+    case 'cached':
+      node.phase = 'cached';
+      node.cacheKey = record.cache_key;
+      node.reason = null;
+      break;
+    case 'skipped':
+    case 'unknown':
+      node.phase = record.t;
+      node.reason = record.reason;
+      break;
+  }
+  node.last = record;
+}

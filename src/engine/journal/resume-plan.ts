@@ -1,0 +1,165 @@
+/**
+ * What a resumed run does with each node its journal knows, decided from the replayed state:
+ *
+ * - `done` (paid for, or served from the cache): skipped; its result (`result_url`, text,
+ *   JSON, blob, saved path) is handed to the steps that read it, and its outputs stay.
+ * - `submitted` (a job exists): polled, never submitted again. So is a node made `unknown`
+ *   only because its status could not be read: its request id is known.
+ * - `unknown` (an intent with no request id: the process died between sending and
+ *   journalling): reported, never resubmitted, because the service has no idempotency key
+ *   and a second POST may pay twice. `--resubmit-unknown` runs them again, knowingly.
+ * - `failed`: run again when the failure was retryable (a resumed run is a fresh chance for
+ *   transient failures, whatever `retries` says); a non-retryable failure stays failed.
+ * - `skipped` (and withdrawn submissions): re-evaluated, as for a node never seen.
+ * Nodes the journal does not know (new files in a glob) simply run. Journal nodes no longer
+ * in the workflow are ignored.
+ */
+import type { EventError } from '../events.js';
+import type { JournalNodeIds } from './journal-node-ids.js';
+import type { JournalledResult } from './journal-recorder.js';
+import type { RunState as ReplayedRun } from './journal-replay.js';
+import type { RecordOf } from './journal-records.js';
+import type { NodeResult } from '../run/index.js';
+import type { SeedNode } from '../run/index.js';
+
+/** A node state carried into the resumed run. */
+export type ResumeSeed = SeedNode;
+
+/** A node whose submission may or may not have created a job. */
+export interface UnknownNode {
+  /** Journal name, `<step>/<item key>`. */
+  readonly node: string;
+  readonly step: string;
+  readonly k: number;
+  readonly reason: string;
+}
+
+export interface ResumeCounts {
+  /** Done in an earlier session (cached ones included). */
+  done: number;
+  cached: number;
+  /** Jobs in flight: polled, not resubmitted. */
+  submitted: number;
+  /** Reported unknown, not resubmitted. */
+  unknown: number;
+  /** Unknown, resubmitted because of `--resubmit-unknown`. */
+  resubmitted: number;
+  /** Failed, not retryable: stay failed. */
+  failed: number;
+  /** Failed with a retryable error: run again. */
+  retried: number;
+  /** Skipped or withdrawn: re-evaluated. */
+  skipped: number;
+  /** Journal nodes that are no longer part of the workflow. */
+  stale: number;
+}
+
+export interface ResumePlan {
+  /** In seeding order: done ones (later steps first), failed, unknown, then jobs to poll. */
+  readonly seeds: readonly ResumeSeed[];
+  /** Cache keys of done and in-flight nodes by graph index: the upstream part of their readers' keys. */
+  readonly cacheKeys: ReadonlyMap<number, string>;
+  readonly counts: Readonly<ResumeCounts>;
+  /** Unknown nodes reported as such (or resubmitted, with `--resubmit-unknown`). */
+  readonly unknowns: readonly UnknownNode[];
+}
+
+export interface PlanResumeOptions {
+  readonly ids: JournalNodeIds;
+  /** Submit unknown nodes again (they may be paid twice). @default false */
+  readonly resubmitUnknown?: boolean;
+}
+
+/** Decides what a resumed run does with each node of a replayed journal. */
+export function planResume(run: ReplayedRun, options: PlanResumeOptions): ResumePlan {
+  const counts: ResumeCounts = { done: 0, cached: 0, submitted: 0, unknown: 0, resubmitted: 0, failed: 0, retried: 0, skipped: 0, stale: 0 };
+  const done: { order: number; seed: ResumeSeed }[] = [];
+  const failed: ResumeSeed[] = [];
+  const unknown: ResumeSeed[] = [];
+  const polled: ResumeSeed[] = [];
+  const unknowns: UnknownNode[] = [];
+  const cacheKeys = new Map<number, string>();
+  for (const node of run.nodes.values()) {
+    const found = options.ids.find(node.node);
+    if (found === undefined) {
+      counts.stale++;
+      continue;
+    }
+    const { step, k, id } = found;
+    // Done or in flight, its key is part of its readers' keys.
+    const inFlight = node.phase === 'submitted' || (node.phase === 'unknown' && node.requestId !== null);
+    if (node.cacheKey !== null && (node.phase === 'done' || inFlight)) cacheKeys.set(id, node.cacheKey);
+    switch (node.phase) {
+      case 'done': {
+        const record = node.last as RecordOf<'done'>;
+        done.push({ order: step.order, seed: { state: 'done', step: step.id, k, result: toNodeResult(record, step.task.resultKind), outputs: record.outputs } });
+        counts.done++;
+        if (node.attempt === 0 && node.cacheKey !== null) counts.cached++;
+        break;
+      }
+      case 'submitted':
+        polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId!, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey });
+        counts.submitted++;
+        break;
+      case 'unknown':
+        if (node.requestId !== null) {
+          // Its job exists (only its status could not be read): poll it again.
+          polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey });
+          counts.submitted++;
+          break;
+        }
+        unknowns.push({ node: node.node, step: step.id, k, reason: node.reason ?? 'unknown' });
+        if (options.resubmitUnknown) counts.resubmitted++;
+        else {
+          unknown.push({ state: 'unknown', step: step.id, k, reason: node.reason ?? 'unknown' });
+          counts.unknown++;
+        }
+        break;
+      case 'failed': {
+        const record = node.last as RecordOf<'failed'>;
+        if (record.retryable) counts.retried++;
+        else {
+          failed.push({ state: 'failed', step: step.id, k, error: toEventError(record) });
+          counts.failed++;
+        }
+        break;
+      }
+      case 'skipped':
+      case 'cached': // a hit whose done record was lost: looked up again
+        counts.skipped++;
+        break;
+    }
+  }
+  // Later steps first: an upstream result then keeps only the readers that still run.
+  done.sort((a, b) => b.order - a.order);
+  return { seeds: [...done.map((d) => d.seed), ...failed, ...unknown, ...polled], cacheKeys, counts, unknowns };
+}
+
+/** The result a done record describes, as the engine passes it downstream. */
+export function toNodeResult(record: RecordOf<'done'>, kind: NodeResult['kind']): NodeResult {
+  const r = record.result as JournalledResult;
+  return {
+    kind,
+    requestId: record.request_id,
+    url: r.url ?? null,
+    cost: record.cost,
+    ...(r.text === undefined ? {} : { text: r.text }),
+    ...(r.json === undefined ? {} : { json: r.json }),
+    ...(r.blob === undefined ? {} : { blob: r.blob }),
+    ...(r.ext === undefined ? {} : { ext: r.ext }),
+    ...(r.size === undefined ? {} : { size: r.size }),
+    ...(r.path === undefined ? {} : { path: r.path }),
+  };
+}
+
+function toEventError(record: RecordOf<'failed'>): EventError {
+  const { error } = record;
+  return {
+    code: error.code,
+    message: error.message,
+    retryable: record.retryable,
+    ...(typeof error['job_error_code'] === 'string' ? { jobErrorCode: error['job_error_code'] } : {}),
+    ...(typeof error['reason'] === 'string' ? { reason: error['reason'] } : {}),
+  };
+}
+

@@ -1,0 +1,140 @@
+/**
+ * Every price answer of one quote, by request key: from the quote cache, from an identical
+ * request already sent, or from the price twin. Identical requests are sent once (in flight
+ * too), sends are capped by the price-request budget, and several run at once: the client's
+ * rate governor paces the quote pool, this only bounds how many sockets wait on it.
+ */
+import pLimit from 'p-limit';
+import { isDeflowError } from '../../common/index.js';
+import type { TaskId } from '../../service/index.js';
+import type { QuoteCache } from './quote-cache.js';
+
+/** Where prices come from: the client (`DeapiClient`) satisfies it. */
+export interface PriceSource {
+  /** The price twin's answer in USD for `fields` (files as `{ path }`). */
+  price(task: TaskId, fields: Readonly<Record<string, unknown>>, options?: { signal?: AbortSignal }): Promise<number>;
+  /** The account balance in USD. */
+  balance(options?: { signal?: AbortSignal }): Promise<number>;
+}
+
+/** A request ready to send: its identity, the fields to send, and the digested fields to show. */
+export interface PriceRequest {
+  readonly key: string;
+  readonly task: TaskId;
+  readonly fields: Readonly<Record<string, unknown>>;
+  /** `fields` with files as `{ sha256 }` (what the cache keeps). */
+  readonly shown: Readonly<Record<string, unknown>>;
+}
+
+export type PriceAnswer =
+  | { readonly ok: true; readonly price: number; readonly origin: 'request' | 'cache'; readonly ageMs: number }
+  | { readonly ok: false; readonly reason: string };
+
+export interface PriceBookOptions {
+  readonly source: PriceSource;
+  readonly cache?: QuoteCache | undefined;
+  /** Most price requests to send. */
+  readonly maxRequests: number;
+  /** Requests waiting on the governor at once. */
+  readonly concurrency: number;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Error codes that refuse one request's parameters rather than the whole quote. */
+const PER_REQUEST_FAILURES = /^E_API_(VALIDATION|NOT_FOUND|SERVER|RESPONSE)|^E_NETWORK|^E_TRANSFER|^E_INPUT_FILE/;
+
+export class PriceBook {
+  readonly #options: PriceBookOptions;
+  readonly #answers = new Map<string, Promise<PriceAnswer>>();
+  readonly #settled = new Map<string, PriceAnswer>();
+  readonly #limit;
+  #sent = 0;
+  #cacheHits = 0;
+  #stopped: string | null = null;
+
+  constructor(options: PriceBookOptions) {
+    this.#options = options;
+    this.#limit = pLimit(Math.max(1, options.concurrency));
+  }
+
+  /** Price requests sent so far. */
+  get sent(): number {
+    return this.#sent;
+  }
+
+  /** Distinct requests answered from the quote cache. */
+  get cacheHits(): number {
+    return this.#cacheHits;
+  }
+
+  /** The settled answer for `key` (including a cache hit), without ever sending a request. */
+  peek(key: string): PriceAnswer | undefined {
+    const settled = this.#settled.get(key);
+    if (settled || this.#answers.has(key)) return settled;
+    return this.#fromCache(key);
+  }
+
+  #fromCache(key: string): PriceAnswer | undefined {
+    const cached = this.#options.cache?.get(key);
+    if (!cached) return undefined;
+    this.#cacheHits++;
+    const answer: PriceAnswer = { ok: true, price: cached.price, origin: 'cache', ageMs: cached.ageMs };
+    this.#settled.set(key, answer);
+    this.#answers.set(key, Promise.resolve(answer));
+    return answer;
+  }
+
+  /** Requests that may still be sent. */
+  get remaining(): number {
+    return this.#stopped ? 0 : Math.max(0, this.#options.maxRequests - this.#sent);
+  }
+
+  /** The answer for `request`: cached, shared with an identical request, or sent now. */
+  price(request: PriceRequest): Promise<PriceAnswer> {
+    const known = this.#answers.get(request.key);
+    if (known !== undefined) return known;
+    const cached = this.#fromCache(request.key);
+    if (cached) return Promise.resolve(cached);
+    if (this.#stopped) {
+      const refusal: PriceAnswer = { ok: false, reason: this.#stopped };
+      this.#settled.set(request.key, refusal);
+      return Promise.resolve(refusal);
+    }
+    if (this.remaining <= 0) {
+      const refusal: PriceAnswer = { ok: false, reason: `the price-request budget (${this.#options.maxRequests}, --max-price-requests) is spent` };
+      // Settled for the report only: a request admitted later still replaces it.
+      this.#settled.set(request.key, refusal);
+      return Promise.resolve(refusal);
+    }
+    // Counted when admitted, so the budget holds while requests queue behind the governor.
+    this.#sent++;
+    const pending = this.#limit(() => this.#send(request)).then((answer) => {
+      this.#settled.set(request.key, answer);
+      return answer;
+    });
+    this.#answers.set(request.key, pending);
+    return pending;
+  }
+
+  async #send(request: PriceRequest): Promise<PriceAnswer> {
+    if (this.#stopped) {
+      this.#sent--;
+      return { ok: false, reason: this.#stopped };
+    }
+    try {
+      const signal = this.#options.signal;
+      const price = await this.#options.source.price(request.task, request.fields, signal ? { signal } : {});
+      this.#options.cache?.set(request.key, { task: request.task, params: request.shown, price });
+      return { ok: true, price, origin: 'request', ageMs: 0 };
+    } catch (error) {
+      if (isDeflowError(error) && error.code === 'E_API_DAILY_LIMIT') {
+        this.#stopped = `the daily limit of price requests is reached (${error.message})`;
+        return { ok: false, reason: this.#stopped };
+      }
+      if (isDeflowError(error) && PER_REQUEST_FAILURES.test(error.code)) {
+        return { ok: false, reason: `the price twin refused it: ${error.message}` };
+      }
+      throw error;
+    }
+  }
+}

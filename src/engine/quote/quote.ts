@@ -1,0 +1,228 @@
+/**
+ * `quoteRun`: the price of every node of an expanded workflow before anything is spent, with
+ * how each was obtained, in as few price requests as the answer allows. Nothing is submitted.
+ *
+ * 1. Prepare: each item becomes the price-twin request it would send, with media lengths read
+ *    locally in place of uploads and text counted in place of sending it; items that differ
+ *    only in that size fall into a class; items whose inputs are pending upstream get a size
+ *    range from what is known upstream.
+ * 2. Resolve: classes with few distinct sizes are quoted size by size; larger ones are fitted
+ *    on three quotes and checked on a fourth; everything else is quoted request by request,
+ *    each identical request once, cached answers reused.
+ * 3. Assemble: a price, a range and a basis per item; totals per step and overall; the balance.
+ */
+import pLimit from 'p-limit';
+import { type Clock, systemClock } from '../../common/index.js';
+import type { RunEventSink } from '../events.js';
+import { createFileDigester } from '../cache/index.js';
+import { createDurationReader } from './media-duration.js';
+import { DEFAULT_FIT_TOLERANCE, type FitTolerance } from './price-fit.js';
+import { type AssembleContext, assembleItem } from './quote-assemble.js';
+import type { QuoteCache } from './quote-cache.js';
+import { ClassRegistry, type PriceClass, type StepState } from './quote-entries.js';
+import { sumOutputs } from './quote-estimate.js';
+import type { QuoteInput, QuoteItem, QuoteStep } from './quote-input.js';
+import { type PreparedItem, prepareItem } from './quote-prepare.js';
+import { PriceBook, type PriceSource } from './quote-price-book.js';
+import { resolvePrices } from './quote-resolve.js';
+import { pointTotal, TotalAccumulator } from './quote-totals.js';
+import type { QuotedClass, QuotedStep, Quote } from './quote-types.js';
+
+export type { PriceSource } from './quote-price-book.js';
+
+export interface QuoteOptions {
+  /** Where prices and the balance come from (the client). */
+  readonly prices: PriceSource;
+  /** @default systemClock */
+  readonly clock?: Clock;
+  /** Answers reused and recorded (see quote-cache.ts); none when absent. */
+  readonly cache?: QuoteCache | undefined;
+  /** Budget in USD; overrides the workflow's `budget.max_cost`. */
+  readonly maxCost?: number | null | undefined;
+  /**
+   * Most price requests to send; beyond it, items are `unknown`.
+   * @default 200
+   */
+  readonly maxPriceRequests?: number;
+  /**
+   * Distinct values of a size variable beyond which a class is fitted rather than quoted value by value.
+   * @default 6
+   */
+  readonly fitThreshold?: number;
+  /** @default 0.5 % or 1e-6 USD */
+  readonly tolerance?: FitTolerance;
+  /**
+   * Price requests waiting on the client's governor at once.
+   * @default 16
+   */
+  readonly concurrency?: number;
+  /**
+   * Read the balance and compare.
+   * @default true
+   */
+  readonly checkBalance?: boolean;
+  readonly signal?: AbortSignal | undefined;
+  /** Receives the `quoted` event. */
+  readonly onEvent?: RunEventSink | undefined;
+}
+
+export const DEFAULT_MAX_PRICE_REQUESTS = 200;
+export const DEFAULT_FIT_THRESHOLD = 6;
+/** Items prepared at once (each may read a file's header and digest it). */
+const PREPARE_CONCURRENCY = 8;
+
+/** Quotes every node of `input`. Sends price requests and one balance read; never submits a job. */
+export async function quoteRun(input: QuoteInput, options: QuoteOptions): Promise<Quote> {
+  const clock = options.clock ?? systemClock;
+  const tolerance = options.tolerance ?? DEFAULT_FIT_TOLERANCE;
+  const warnings: string[] = [];
+  const balance = readBalance(options, warnings);
+
+  const classes = new ClassRegistry();
+  const states = await prepareSteps(input.steps, classes, options.signal);
+  const book = new PriceBook({
+    source: options.prices,
+    cache: options.cache,
+    maxRequests: options.maxPriceRequests ?? DEFAULT_MAX_PRICE_REQUESTS,
+    concurrency: options.concurrency ?? 16,
+    signal: options.signal,
+  });
+  await resolvePrices(classes.all(), allEntries(states), book, { fitThreshold: options.fitThreshold ?? DEFAULT_FIT_THRESHOLD, tolerance });
+
+  const ctx: AssembleContext = { book, tolerance, owners: new Map() };
+  const grand = new TotalAccumulator();
+  const steps: QuotedStep[] = [];
+  for (const state of states) {
+    const step = assembleStep(state, ctx);
+    grand.merge(step.acc);
+    steps.push(step.quoted);
+  }
+  options.cache?.save();
+
+  const total = grand.total();
+  const maxCost = options.maxCost ?? input.maxCost ?? null;
+  const point = pointTotal(total);
+  const balanceUsd = await balance;
+  const quote: Quote = {
+    format_version: 1,
+    workflow: input.workflow,
+    created_at: new Date(clock.now()).toISOString(),
+    currency: 'USD',
+    total,
+    price_requests: book.sent,
+    cache_hits: book.cacheHits,
+    balance: balanceUsd,
+    max_cost: maxCost,
+    over_budget: maxCost !== null && point > maxCost,
+    over_balance: balanceUsd !== null && point > balanceUsd,
+    steps,
+    warnings: [...warnings, ...summaryWarnings(steps, total, maxCost)],
+  };
+  options.onEvent?.({
+    type: 'quoted',
+    ts: clock.now(),
+    total: { exact: total.exact, estimated: total.estimated, low: total.low, high: total.high },
+    priceRequests: quote.price_requests,
+    balance: quote.balance,
+    maxCost,
+  });
+  return quote;
+}
+
+function readBalance(options: QuoteOptions, warnings: string[]): Promise<number | null> {
+  if (options.checkBalance === false) return Promise.resolve(null);
+  return options.prices.balance(options.signal ? { signal: options.signal } : {}).then(
+    (usd) => usd,
+    (error: unknown) => {
+      warnings.push(`the balance could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    },
+  );
+}
+
+async function prepareSteps(steps: readonly QuoteStep[], classes: ClassRegistry, signal: AbortSignal | undefined): Promise<StepState[]> {
+  const digester = createFileDigester();
+  const durations = createDurationReader();
+  const byId = new Map<string, StepState>();
+  const upstreamFacts = (step: QuoteStep, item: QuoteItem) => {
+    const up = step.upstream ? byId.get(step.upstream) : undefined;
+    if (!up) return undefined;
+    return sumOutputs((item.upstreamIndexes ?? [item.index]).map((i) => up.facts.get(i)));
+  };
+  const ctx = { digest: (p: string) => digester.digest(p), durations, classes, upstreamFacts };
+  const limit = pLimit(PREPARE_CONCURRENCY);
+  const states: StepState[] = [];
+  for (const step of steps) {
+    const state: StepState = { step, model: null, entries: [], facts: new Map() };
+    const pending: Promise<PreparedItem>[] = [];
+    for await (const item of step.iterate()) {
+      signal?.throwIfAborted();
+      pending.push(limit(() => prepareItem(step, item, ctx)));
+    }
+    for (const prepared of await Promise.all(pending)) {
+      state.entries.push(prepared.entry);
+      state.facts.set(prepared.entry.item.index, prepared.facts);
+      state.model ??= prepared.model;
+    }
+    byId.set(step.id, state);
+    states.push(state);
+  }
+  return states;
+}
+
+function* allEntries(states: readonly StepState[]) {
+  for (const state of states) yield* state.entries;
+}
+
+function assembleStep(state: StepState, ctx: AssembleContext): { quoted: QuotedStep; acc: TotalAccumulator } {
+  const acc = new TotalAccumulator();
+  const items = state.entries.map((entry) => assembleItem(state.step.id, entry, ctx));
+  for (const item of items) acc.add(item);
+  const classes = new Map<string, PriceClass>();
+  const assumptions = new Set<string>();
+  for (const entry of state.entries) {
+    if (entry.kind !== 'unknown' && entry.cls) classes.set(entry.cls.id, entry.cls);
+    for (const a of entry.assumptions) assumptions.add(a);
+  }
+  const quoted: QuotedStep = {
+    id: state.step.id,
+    task: state.step.task,
+    model: state.model,
+    items: items.length,
+    subtotal: acc.total(),
+    counts: acc.counts(),
+    unit_price: acc.unitRange(),
+    classes: [...classes.values()].map(describeClass),
+    assumptions: [...assumptions],
+    quoted_items: items,
+  };
+  return { quoted, acc };
+}
+
+function describeClass(cls: PriceClass): QuotedClass {
+  return {
+    id: cls.id,
+    variable: cls.variable.name,
+    fields: cls.shownTemplate,
+    items: cls.items,
+    distinct: cls.xs.size,
+    outcome: cls.outcome,
+    ...(cls.fit ? { line: { slope: cls.fit.slope, intercept: cls.fit.intercept } } : {}),
+    ...(cls.fittedOn ? { fitted_on: cls.fittedOn } : {}),
+    ...(cls.check ? { check: cls.check } : {}),
+  };
+}
+
+function summaryWarnings(steps: readonly QuotedStep[], total: Quote['total'], maxCost: number | null): string[] {
+  const out: string[] = [];
+  if (total.unknown > 0) out.push(`${total.unknown} item(s) have no price: the total is a lower bound`);
+  for (const step of steps) {
+    for (const cls of step.classes) {
+      if (cls.outcome === 'refused') out.push(`step ${step.id}: class ${cls.id} is not linear in ${cls.variable}; its values were quoted one by one`);
+    }
+  }
+  if (maxCost !== null && total.high > maxCost && pointTotal(total) <= maxCost) {
+    out.push(`the high end of the estimate ($${total.high}) is above max_cost ($${maxCost})`);
+  }
+  return out;
+}

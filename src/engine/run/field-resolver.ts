@@ -1,0 +1,80 @@
+/**
+ * A node's request, ready for the client: the workflow layer renders and checks the values
+ * (renderRequest), and this turns file fields into file references: a local path as it is,
+ * an upstream job's `result_url` as that result's file in the blob store, so uploads always
+ * stream from disk.
+ */
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import type { FieldValue, FileRef, RequestFields } from '../../client/index.js';
+import { DeflowError } from '../../common/index.js';
+import type { GraphStep, JobGraph, PreparedScope } from '../../workflow/index.js';
+import { renderRequest } from '../../workflow/index.js';
+import type { BlobStore } from '../cache/index.js';
+import type { NodeResult } from './node-result.js';
+import { canonicalJson } from '../../common/index.js';
+
+/** A node's request fields, and what identifies them. */
+export interface ResolvedRequest {
+  readonly fields: RequestFields;
+  /** The model the request names (its `modelField`), if any. */
+  readonly model: string | undefined;
+}
+
+/**
+ * Renders node k of `step` against `scope`. `upstream` are the results of the nodes it reads;
+ * a file field naming one of their `result_url`s gets that result's blob.
+ * @throws DeflowError from the workflow layer (`E_WORKFLOW_LIMIT`, …) or `E_RESULT_NOT_DOWNLOADED`.
+ */
+export function resolveRequest(
+  graph: JobGraph,
+  step: GraphStep,
+  k: number,
+  scope: PreparedScope,
+  upstream: readonly NodeResult[],
+  blobs: BlobStore,
+): ResolvedRequest {
+  const rendered = renderRequest(graph, step, k, scope);
+  const fields: Record<string, FieldValue> = {};
+  for (const [name, value] of Object.entries(rendered.fields)) {
+    const spec = step.task.fields.find((f) => f.name === name);
+    fields[name] = spec?.file ? toFileValue(value, upstream, blobs, step.id, name) : (value as FieldValue);
+  }
+  const model = step.task.modelField ? fields[step.task.modelField] : undefined;
+  return { fields, model: typeof model === 'string' ? model : undefined };
+}
+
+/** sha256 of the request as it will be sent (files by path and upload name), for the journal. */
+export function digestRequest(task: string, fields: RequestFields): string {
+  const plain: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) plain[name] = toPlain(value);
+  return createHash('sha256').update(canonicalJson({ task, fields: plain })).digest('hex');
+}
+
+function toFileValue(value: unknown, upstream: readonly NodeResult[], blobs: BlobStore, step: string, field: string): FieldValue {
+  if (Array.isArray(value)) return value.map((v) => toFileValue(v, upstream, blobs, step, field));
+  if (typeof value !== 'string') return value as FieldValue;
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return { path: value };
+  const source = upstream.find((r) => r.url === value);
+  if (source?.blob === undefined) {
+    throw new DeflowError('E_RESULT_NOT_DOWNLOADED', `steps.${step}.with.${field}: expected the result file of an upstream job, got a URL that is not one`, {
+      details: { step, field },
+    });
+  }
+  const ref: FileRef = { path: blobs.path(source.blob), filename: `result${source.ext ? `.${source.ext}` : ''}` };
+  return ref;
+}
+
+function toPlain(value: FieldValue): unknown {
+  if (value === undefined) return null;
+  if (Array.isArray(value)) return value.map(toPlain);
+  if (typeof value === 'object' && value !== null) {
+    if ('stream' in value && typeof value.stream === 'function') return { stream: value.filename };
+    if (typeof (value as FileRef).path === 'string' && Object.keys(value).every((key) => key === 'path' || key === 'filename' || key === 'contentType')) {
+      const file = value as FileRef;
+      return { file: file.path, name: file.filename ?? basename(file.path) };
+    }
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, toPlain(entry as FieldValue)]));
+  }
+  return value;
+}

@@ -1,0 +1,318 @@
+/**
+ * The life of one node: render its request, ask the cache, reserve its price, submit (the
+ * intent recorded between the governor's permit and the POST), poll, resubmit a retryable
+ * failure up to the step's `retries`, fetch the result in the form its consumers need, save
+ * it, and finish. Every state change goes through the run state.
+ */
+import { relative, sep } from 'node:path';
+import type { DeapiClient } from '../../client/index.js';
+import { DailyLimitError } from '../../client/index.js';
+import type { RequestFields } from '../../client/index.js';
+import type { JobStatus } from '../../client/index.js';
+import type { Clock } from '../../common/index.js';
+import type { GraphStep, JobGraph, PreparedScope } from '../../workflow/index.js';
+import { evaluateCondition, renderSavePath } from '../../workflow/index.js';
+import type { BlobStore } from '../cache/index.js';
+import type { BudgetGuard } from './budget-guard.js';
+import type { CacheLookup, CacheQuery } from '../cache/index.js';
+import { digestRequest, resolveRequest } from './field-resolver.js';
+import { isAccountRefusal, isTransientPollError, jobFailureError, toEventError } from './job-errors.js';
+import { submitJob } from './job-submit.js';
+import { type NodeResult, toStepResult } from './node-result.js';
+import type { ScopeBuilder } from './node-scope.js';
+import type { PollEstimator } from './poll-estimator.js';
+import { PollDeadlineError, pollJob } from './poller.js';
+import { collectJobResult, syncResult } from './result-passing.js';
+import type { ResultStore } from './result-store.js';
+import type { RunControl } from './run-control.js';
+import { NODE, type RunState } from './run-state.js';
+import { saveOutput } from './save-output.js';
+import type { GatedGovernor } from './submit-gate.js';
+import type { SubmitWindow } from './submit-window.js';
+import type { JobWakeups } from '../webhooks/index.js';
+
+/** Everything the jobs of one run share. */
+export interface JobContext {
+  readonly graph: JobGraph;
+  readonly client: DeapiClient;
+  /** The client's governor when it can run the intent hook; otherwise the intent is recorded just before the call. */
+  readonly gate: GatedGovernor | null;
+  readonly clock: Clock;
+  readonly state: RunState;
+  readonly estimator: PollEstimator;
+  readonly budget: BudgetGuard;
+  /** USD to reserve per node before submitting; NaN when the quote gave no price. */
+  readonly reserve: Float64Array;
+  readonly blobs: BlobStore;
+  readonly cache: CacheLookup;
+  readonly results: ResultStore;
+  /** Builds what a node's expressions see. */
+  readonly scope: ScopeBuilder;
+  readonly control: RunControl;
+  /** Whether results of a step are read downstream or saved (else they are not fetched). */
+  readonly needsContent: (step: GraphStep) => boolean;
+  /** Poll estimator key of each step's latest job, for the concurrency controller. */
+  readonly stepKeys: Map<string, string>;
+  /** Bounds the submissions between their intent and their answer. */
+  readonly window: SubmitWindow;
+  /** `--webhook-url`: fields added to submissions, and the waits a delivery cuts short. */
+  readonly webhooks: RunWebhooks | null;
+}
+
+/** Webhooks of a run (webhook-hints.ts). */
+export interface RunWebhooks {
+  readonly fields: Readonly<Record<string, string>>;
+  readonly wakeups: JobWakeups;
+}
+
+/**
+ * How a node ended up: finished one way or another, `unstarted` (back to waiting: the run
+ * stopped before it was submitted), or `abandoned` (submitted, still running when the run
+ * gave up polling).
+ */
+export type NodeOutcome = 'done' | 'failed' | 'skipped' | 'unknown' | 'unstarted' | 'abandoned';
+
+/** Polls that fail this many times in a row (after the client's own retries) make the node unknown. */
+const MAX_POLL_FAILURES = 5;
+
+/** A node's request, rendered once for all its attempts. */
+interface PreparedNode {
+  readonly step: GraphStep;
+  readonly fields: RequestFields;
+  readonly savePath: string | undefined;
+  readonly query: CacheQuery;
+  /** Poll estimator key: task and model. */
+  readonly key: string;
+}
+
+/** Runs node `id` (its upstream nodes are done) to an outcome. Rejects only on a recorder failure. */
+export async function runNode(ctx: JobContext, id: number): Promise<NodeOutcome> {
+  const prepared = await prepareNode(ctx, id);
+  if (typeof prepared === 'string') return prepared;
+  const cached = await ctx.cache.lookup(prepared.query);
+  if (cached.hit) return finish(ctx, id, prepared, cached.hit, true, cached.key);
+  const reserved = await reserveFor(ctx, id, prepared);
+  if (typeof reserved === 'string') return reserved;
+  return driveJob(ctx, id, prepared, cached.key, reserved, undefined);
+}
+
+/** Picks up a job an earlier run submitted: polls it, and goes on as for any job. */
+export async function resumeNode(ctx: JobContext, id: number, requestId: string, attempt: number, cacheKey: string | null = null): Promise<NodeOutcome> {
+  const prepared = await prepareNode(ctx, id);
+  if (typeof prepared === 'string') return prepared;
+  // Already spent: held whatever the budget says.
+  const amount = Number.isNaN(ctx.reserve[id]!) ? 0 : ctx.reserve[id]!;
+  ctx.budget.hold(amount);
+  return driveJob(ctx, id, prepared, cacheKey, amount, { requestId, attempt, acceptedAt: ctx.clock.now() });
+}
+
+/** Evaluates `if`, renders the request and the save path; a problem fails the item. */
+async function prepareNode(ctx: JobContext, id: number): Promise<PreparedNode | NodeOutcome> {
+  const { graph, state } = ctx;
+  const { step, k } = graph.nodeAt(id);
+  const upstreamIds: number[] = [];
+  for (const node of graph.dependencies(step.id, k)) upstreamIds.push(node.step.offset + node.k);
+  const upstream = upstreamIds.map((u) => ctx.results.get(u)).filter((r): r is NodeResult => r !== undefined);
+  const lookup = (stepId: string, j: number) => {
+    const result = ctx.results.get(graph.nodeIndex(stepId, j));
+    return result === undefined ? undefined : toStepResult(result);
+  };
+  let prepared: PreparedNode | 'skip';
+  try {
+    const scope = ctx.scope(step.id, k, lookup);
+    if (!evaluateCondition(step.def.if, scope)) prepared = 'skip';
+    else prepared = renderNode(ctx, id, step, k, scope, upstream, upstreamIds);
+  } catch (error) {
+    await state.failed(id, toEventError(error, ctx.client.redact), false);
+    return 'failed';
+  }
+  if (prepared !== 'skip') return prepared;
+  await state.skipped(id, 'its if: condition is false');
+  return 'skipped';
+}
+
+function renderNode(ctx: JobContext, id: number, step: GraphStep, k: number, scope: PreparedScope, upstream: readonly NodeResult[], upstreamIds: readonly number[]): PreparedNode {
+  const { graph, state } = ctx;
+  const { fields, model } = resolveRequest(graph, step, k, scope, upstream, ctx.blobs);
+  const savePath = renderSavePath(graph, step, scope);
+  const query: CacheQuery = { node: state.node(id), task: step.task.id, fields, upstream: upstreamIds.map((u) => state.node(u)) };
+  const key = `${step.task.id}\u0000${model ?? ''}`;
+  ctx.stepKeys.set(step.id, key);
+  return { step, fields, savePath, query, key };
+}
+
+/** The USD to hold for a node: its quote, else a price asked now; an outcome when it cannot go. */
+async function reserveFor(ctx: JobContext, id: number, prepared: PreparedNode): Promise<number | NodeOutcome> {
+  if (!ctx.budget.capped) return 0;
+  let amount = ctx.reserve[id]!;
+  if (Number.isNaN(amount)) {
+    const watch = ctx.control.submissionSignal();
+    try {
+      // Not priced up front (its input came from an upstream job): the exact price is known now.
+      amount = await ctx.client.price(prepared.step.task.id, prepared.fields, { version: prepared.step.def.apiVersion, signal: watch.signal });
+    } catch (error) {
+      if (ctx.control.stopping) {
+        ctx.state.unstart(id);
+        return 'unstarted';
+      }
+      const event = toEventError(error, ctx.client.redact);
+      await ctx.state.failed(id, { ...event, message: `cannot price the job under the budget: ${event.message}` }, true);
+      return 'failed';
+    } finally {
+      watch.release();
+    }
+  }
+  if (!ctx.control.stopping && ctx.budget.reserve(amount)) return amount;
+  if (!ctx.control.stopping) ctx.control.stop('over-budget');
+  ctx.state.unstart(id);
+  return 'unstarted';
+}
+
+/** A job of an earlier run to pick up instead of submitting. */
+interface ExistingJob {
+  readonly requestId: string;
+  readonly attempt: number;
+  readonly acceptedAt: number;
+}
+
+/** Submits (unless `existing`), polls, resubmits retryable failures, and finishes; settles the reservation. */
+async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cacheKey: string | null, reserved: number, existing: ExistingJob | undefined): Promise<NodeOutcome> {
+  const { state } = ctx;
+  const { step } = prepared;
+  // Only a journal reads the digest; hashing every request for nothing costs a fan-out dearly.
+  const digest = state.recording ? digestRequest(step.task.id, prepared.fields) : '';
+  const jobSignal = ctx.control.pollSignal();
+  let charged = 0;
+  try {
+    for (let attempt = existing?.attempt ?? state.attempts[id]! + 1; ; attempt++) {
+      let job: { requestId: string; acceptedAt: number };
+      if (existing !== undefined && attempt === existing.attempt) job = existing;
+      else {
+        const submitted = await submitJob(ctx, id, step, prepared.fields, attempt, digest, cacheKey);
+        if (typeof submitted === 'string') return submitted;
+        if (submitted.kind === 'sync') return await finish(ctx, id, prepared, syncResult(step.task, submitted.result), false, cacheKey);
+        job = submitted;
+      }
+      const polled = await poll(ctx, id, step, prepared.key, job.requestId, job.acceptedAt, jobSignal.signal);
+      if (typeof polled === 'string') return polled;
+      const cost = readCost(polled) ?? (polled.status === 'done' ? (state.quotedOf(id) ?? 0) : 0);
+      charged += cost;
+      if (polled.status === 'error') {
+        const error = jobFailureError(job.requestId, polled.error);
+        const retryable = polled.error?.retryable === true;
+        if (retryable && attempt <= step.def.retries && !ctx.control.stopping) {
+          await state.retrying(id, attempt + 1, error);
+          continue;
+        }
+        await state.failed(id, error, retryable);
+        return 'failed';
+      }
+      let result: NodeResult;
+      try {
+        result = await collectWithRetry(ctx, step, job.requestId, polled, cost, jobSignal.signal);
+      } catch (error) {
+        if (jobSignal.signal.aborted) return 'abandoned';
+        await state.failed(id, toEventError(error, ctx.client.redact), false);
+        return 'failed';
+      }
+      return await finish(ctx, id, prepared, result, false, cacheKey);
+    }
+  } finally {
+    jobSignal.release();
+    ctx.budget.settle(reserved, charged);
+  }
+}
+
+/** Polls until the job is final; transient failures wait and ask again. */
+async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, requestId: string, acceptedAt: number, signal: AbortSignal): Promise<JobStatus | NodeOutcome> {
+  const { state, control } = ctx;
+  let failures = 0;
+  for (;;) {
+    try {
+      return await pollJob({
+        client: ctx.client,
+        clock: ctx.clock,
+        estimator: ctx.estimator,
+        key,
+        kind: step.task.resultKind,
+        requestId,
+        acceptedAt,
+        version: step.def.apiVersion,
+        timeoutMs: step.def.timeoutSeconds === undefined ? undefined : step.def.timeoutSeconds * 1000,
+        onProgress: (status) => state.progress(id, status.status, status.progress),
+        signal,
+        deadline: () => control.pollDeadline,
+        wait: ctx.webhooks === null ? undefined : (ms, waitSignal) => ctx.webhooks!.wakeups.sleep(requestId, ms, ctx.clock, waitSignal),
+      });
+    } catch (error) {
+      if (signal.aborted || error instanceof PollDeadlineError) return 'abandoned';
+      if (error instanceof DailyLimitError || isAccountRefusal(error)) {
+        control.stop(error instanceof DailyLimitError ? 'daily-limit' : 'refused', error);
+        return 'abandoned';
+      }
+      if (isTransientPollError(error) && ++failures < MAX_POLL_FAILURES) {
+        await ctx.clock.sleep(5000 * failures, signal).catch(() => {});
+        continue;
+      }
+      const event = toEventError(error, ctx.client.redact);
+      if ((error as { code?: string }).code === 'E_JOB_TIMEOUT') await state.failed(id, event, false);
+      else await state.unknown(id, `cannot read the status of job ${requestId}: ${event.message}`);
+      return (error as { code?: string }).code === 'E_JOB_TIMEOUT' ? 'failed' : 'unknown';
+    }
+  }
+}
+
+/** Fetches a done job's result, once more if the first transfer fails. */
+async function collectWithRetry(ctx: JobContext, step: GraphStep, requestId: string, status: JobStatus, cost: number, signal: AbortSignal): Promise<NodeResult> {
+  const context = { client: ctx.client, blobs: ctx.blobs, signal };
+  const needs = { content: ctx.needsContent(step) };
+  try {
+    return await collectJobResult(context, step.task, requestId, status, cost, needs);
+  } catch (error) {
+    if (signal.aborted || (error as { code?: string }).code === 'E_RESULT_JSON') throw error;
+    return collectJobResult(context, step.task, requestId, status, cost, needs);
+  }
+}
+
+/** Saves the result, stores it for readers and in the cache, and marks the node done. */
+async function finish(ctx: JobContext, id: number, prepared: PreparedNode, result: NodeResult, cached: boolean, cacheKey: string | null): Promise<NodeOutcome> {
+  const { graph, state } = ctx;
+  const outputs: string[] = [];
+  let kept = result;
+  if (prepared.savePath !== undefined) {
+    try {
+      await saveOutput(result, prepared.savePath, graph.outputDir, ctx.blobs);
+    } catch (error) {
+      await state.failed(id, toEventError(error, ctx.client.redact), false);
+      return 'failed';
+    }
+    outputs.push(relative(graph.workflow.dir, prepared.savePath).split(sep).join('/'));
+    kept = { ...result, path: prepared.savePath };
+  }
+  if (!cached && cacheKey !== null) await ctx.cache.store(cacheKey, prepared.query, kept);
+  ctx.results.put(id, kept, countReaders(ctx, id));
+  await state.done(id, { result: kept, outputs, cached, cacheKey });
+  return 'done';
+}
+
+/** Downstream nodes that may still read node `id`'s result (those already skipped never will). */
+export function countReaders(ctx: Pick<JobContext, 'graph' | 'state'>, id: number): number {
+  const { step, k } = ctx.graph.nodeAt(id);
+  let readers = 0;
+  for (const dependent of ctx.graph.dependents(step.id, k)) {
+    const status = ctx.state.status[dependent.step.offset + dependent.k];
+    if (status === NODE.pending || status === NODE.ready || status === NODE.running) readers++;
+  }
+  return readers;
+}
+
+/** The job's actual charge from its status (`price.amount`, or a bare number), when present. */
+function readCost(status: JobStatus): number | undefined {
+  const price = status.raw.price;
+  if (typeof price === 'number' && Number.isFinite(price)) return price;
+  if (typeof price === 'object' && price !== null) {
+    const amount = (price as { amount?: unknown }).amount;
+    if (typeof amount === 'number' && Number.isFinite(amount)) return amount;
+  }
+  return undefined;
+}

@@ -1,0 +1,81 @@
+/**
+ * One submission of a node's job. The intent is recorded after the rate governor's permit and
+ * before the POST (through the gated governor, or just before the call when the client's
+ * governor cannot run hooks). A submission still waiting for its permit when the run stops is
+ * cancelled: nothing was sent, so the node simply waits for the next run. Between the permit
+ * and the intent a submission also waits for a slot of the submit window (submit-window.ts),
+ * which bounds how many items a crash can leave `unknown`.
+ */
+import type { RequestFields } from '../../client/index.js';
+import type { GraphStep } from '../../workflow/index.js';
+import { judgeSubmitError, toEventError } from './job-errors.js';
+import type { JobContext, NodeOutcome } from './job-runner.js';
+
+/** An accepted submission: a job to poll, or a synchronous task's answer. */
+export type Submitted = { kind: 'job'; requestId: string; acceptedAt: number } | { kind: 'sync'; result: Readonly<Record<string, unknown>> };
+
+/** One submission. The intent is recorded once the governor lets the request go, never while it waits. */
+export async function submitJob(ctx: JobContext, id: number, step: GraphStep, fields: RequestFields, attempt: number, digest: string, cacheKey: string | null): Promise<Submitted | NodeOutcome> {
+  const { state, control } = ctx;
+  if (control.submissionsStopped) {
+    state.unstart(id);
+    return 'unstarted';
+  }
+  const controller = new AbortController();
+  let sent = false;
+  let recorderError: unknown;
+  let release: (() => void) | undefined;
+  const intent = async (): Promise<void> => {
+    release = await ctx.window.acquire(controller.signal);
+    sent = true;
+    try {
+      await state.intent(id, attempt, digest, cacheKey);
+    } catch (error) {
+      recorderError = error;
+      throw error;
+    }
+  };
+  // Cancels the submission while it waits for the governor; once sent it must get its answer.
+  const unwatch = control.watchSubmissions((reason) => {
+    if (!sent) controller.abort(reason);
+  });
+  try {
+    if (ctx.gate) ctx.gate.arm(controller.signal, intent);
+    else await intent();
+    const body = ctx.webhooks !== null && acceptsWebhook(step) ? { ...fields, ...ctx.webhooks.fields } : fields;
+    const answer = await ctx.client.submit(step.task.id, body, { version: step.def.apiVersion, signal: controller.signal });
+    if (answer.kind === 'sync') return answer;
+    await state.submitted(id, attempt, answer.requestId);
+    return { kind: 'job', requestId: answer.requestId, acceptedAt: ctx.clock.now() };
+  } catch (error) {
+    if (recorderError !== undefined) throw recorderError;
+    if (!sent && controller.signal.aborted) {
+      state.unstart(id);
+      return 'unstarted';
+    }
+    const verdict = judgeSubmitError(error);
+    if (verdict.kind === 'stop') {
+      // Refused before anything was created: the node waits for the next run.
+      control.stop(verdict.reason, error);
+      if (sent) await state.withdrawn(id, attempt, toEventError(error, ctx.client.redact).message);
+      state.unstart(id);
+      return 'unstarted';
+    }
+    if (verdict.kind === 'unknown') {
+      await state.unknown(id, verdict.reason);
+      return 'unknown';
+    }
+    await state.failed(id, toEventError(error, ctx.client.redact), verdict.retryable);
+    return 'failed';
+  } finally {
+    release?.();
+    unwatch();
+    ctx.gate?.disarm(controller.signal);
+  }
+}
+
+/** Whether the task's endpoint takes `webhook_url` (synchronous ones do not). */
+function acceptsWebhook(step: GraphStep): boolean {
+  return step.task.fields.some((field) => field.name === 'webhook_url');
+}
+

@@ -1,0 +1,170 @@
+/**
+ * When to poll a job. Every status request spends the job-status pool, so the first poll goes
+ * out when the job is probably done: at the `quantile` of its task and model's durations.
+ * That quantile is tracked from what first polls find (done or not) rather than from measured
+ * durations, which a poll only bounds from above: after each first poll the estimate moves up
+ * by `rate·quantile` or down by `rate·(1 − quantile)` in log space, which settles where a
+ * share `quantile` of first polls find the job done. Until a job is first found running with
+ * a progress reading, first polls come early (a fifth of the estimate) and each job found
+ * done already cuts the estimate; that first progress reading then sets it (t·100/p). A poll
+ * that finds a job running aims the next poll just past the end its progress points to.
+ */
+import type { ResultKind } from '../../service/index.js';
+
+/** Options of {@link PollEstimator}. */
+export interface PollEstimatorOptions {
+  /**
+   * Share of jobs a first poll should find finished.
+   * @default 0.8
+   */
+  readonly quantile?: number;
+  /**
+   * Step of the tracker in log space.
+   * @default 0.05
+   */
+  readonly rate?: number;
+  /**
+   * Longest wait between two polls of one job, ms.
+   * @default 120000
+   */
+  readonly maxDelayMs?: number;
+  /**
+   * Shortest wait between two polls of one job, ms.
+   * @default 100
+   */
+  readonly minDelayMs?: number;
+  /** Typical duration of a job of this result kind before any is observed, ms. */
+  readonly priorMs?: (kind: ResultKind) => number;
+}
+
+/** Typical job durations before any is observed (the service's own order of magnitude). */
+const PRIORS_MS: Readonly<Record<ResultKind, number>> = {
+  text: 10_000,
+  json: 30_000,
+  vectors: 2_000,
+  image: 8_000,
+  audio: 10_000,
+  video: 60_000,
+};
+
+/** A poll that found the job still running. */
+export interface RunningObservation {
+  /** Time since the submission was accepted, ms. */
+  readonly elapsedMs: number;
+  /** 0-100, or null when the service sent none. */
+  readonly progress: number | null;
+  /** The wait before the poll that saw this, ms. */
+  readonly previousDelayMs: number;
+}
+
+interface Track {
+  /** Current estimate of the quantile, ms. */
+  estimate: number;
+  /** First polls observed. */
+  observations: number;
+  /** No job of this key was found still running (with a progress reading) yet. */
+  searching: boolean;
+  /** Jobs found running without a progress reading while searching. */
+  silent: number;
+}
+
+/** Jobs found running without progress before the early first polls stop. */
+const SILENT_JOBS_BEFORE_TRACKING = 3;
+
+/** Per-(task, model) first-poll estimates, shared by every job of a run. */
+export class PollEstimator {
+  private readonly tracks = new Map<string, Track>();
+  private readonly quantile: number;
+  private readonly rate: number;
+  private readonly maxDelayMs: number;
+  private readonly minDelayMs: number;
+  private readonly prior: (kind: ResultKind) => number;
+
+  constructor(options: PollEstimatorOptions = {}) {
+    this.quantile = options.quantile ?? 0.8;
+    this.rate = options.rate ?? 0.05;
+    this.maxDelayMs = options.maxDelayMs ?? 120_000;
+    this.minDelayMs = options.minDelayMs ?? 100;
+    this.prior = options.priorMs ?? ((kind) => PRIORS_MS[kind]);
+    if (!(this.quantile > 0 && this.quantile < 1)) throw new RangeError(`quantile: expected a number in (0, 1), got ${this.quantile}`);
+  }
+
+  /**
+   * How long after acceptance to poll a job of `key` (task and model) for the first time.
+   * Until a job of the key was found running, polls come early (a fifth of the estimate):
+   * one running job's progress tells its duration, while a prior can be off many times over.
+   */
+  firstDelay(key: string, kind: ResultKind): number {
+    const track = this.track(key, kind);
+    return this.clamp(track.searching ? track.estimate / 5 : track.estimate);
+  }
+
+  /** The estimate for `key` (ms), used to size concurrency. */
+  typicalMs(key: string, kind: ResultKind): number {
+    return this.track(key, kind).estimate;
+  }
+
+  /** Whether jobs of `key` have been observed yet. */
+  observed(key: string): boolean {
+    return (this.tracks.get(key)?.observations ?? 0) > 0;
+  }
+
+  /**
+   * A first poll, sent `elapsedMs` after acceptance, found the job finished (`done`) or not.
+   * Only answers that say something new move the estimate: a job found done no later than
+   * the estimate, or found running no earlier than it. When many jobs are in flight, answers
+   * to polls planned on an older estimate would otherwise push it the same way over and over.
+   */
+  observeFirstPoll(key: string, kind: ResultKind, elapsedMs: number, done: boolean, progress: number | null): void {
+    const track = this.track(key, kind);
+    // Larger steps while few jobs were seen, so a poor prior is left behind within a few jobs.
+    const rate = Math.max(this.rate, 0.5 / Math.sqrt(track.observations + 1));
+    track.observations++;
+    if (done) {
+      if (track.searching) {
+        // Done already at an early poll: the prior is far too long.
+        track.estimate = Math.min(track.estimate, elapsedMs * 2);
+        return;
+      }
+      if (elapsedMs <= track.estimate * 1.1) track.estimate *= Math.exp(-rate * (1 - this.quantile));
+      return;
+    }
+    const extrapolated = extrapolate(elapsedMs, progress);
+    if (track.searching) {
+      // A progress reading says far more than many steps of the tracker. Without one (queued,
+      // or a service that reports none) the search goes on for a few jobs, then the tracker
+      // takes over from the estimate as it is.
+      if (extrapolated === undefined && ++track.silent < SILENT_JOBS_BEFORE_TRACKING) return;
+      track.searching = false;
+      if (extrapolated !== undefined) track.estimate = extrapolated;
+    } else if (elapsedMs >= track.estimate * 0.9) track.estimate *= Math.exp(rate * this.quantile);
+  }
+
+  /** The wait before the next poll of a job found still running. */
+  nextDelay(observation: RunningObservation): number {
+    const extrapolated = extrapolate(observation.elapsedMs, observation.progress);
+    if (extrapolated !== undefined) {
+      // Aim a little past the extrapolated end, so the next poll is the last one.
+      const remaining = extrapolated - observation.elapsedMs;
+      return this.clamp(remaining * 1.1 + Math.max(this.minDelayMs, observation.elapsedMs * 0.02));
+    }
+    // No usable progress (queued, or not reported): back off geometrically.
+    return this.clamp(Math.max(observation.previousDelayMs * 1.5, observation.elapsedMs * 0.25));
+  }
+
+  private track(key: string, kind: ResultKind): Track {
+    let track = this.tracks.get(key);
+    if (!track) this.tracks.set(key, (track = { estimate: this.prior(kind), observations: 0, searching: true, silent: 0 }));
+    return track;
+  }
+
+  private clamp(ms: number): number {
+    return Math.min(this.maxDelayMs, Math.max(this.minDelayMs, ms));
+  }
+}
+
+/** Total duration implied by `progress` percent after `elapsedMs`, when progress is meaningful. */
+function extrapolate(elapsedMs: number, progress: number | null): number | undefined {
+  if (progress === null || !(progress > 0) || progress >= 100) return undefined;
+  return (elapsedMs * 100) / progress;
+}

@@ -1,0 +1,86 @@
+/**
+ * Polls one job until it is `done` or `error`. Waits come from the poll estimator (first poll
+ * when the job is probably done, then just past the end that `progress` points to, or a
+ * bounded backoff), and each status request goes through the client, so the rate governor
+ * paces it in the job-status pool. A poll answered with an error is retried with backoff by
+ * the client; a wait never holds a concurrency slot other than the job's own.
+ */
+import type { DeapiClient } from '../../client/index.js';
+import { isTerminalStatus, type JobStatus } from '../../client/index.js';
+import type { Clock } from '../../common/index.js';
+import { DeflowError } from '../../common/index.js';
+import type { ResultKind } from '../../service/index.js';
+import type { PollEstimator } from './poll-estimator.js';
+
+export interface PollJobOptions {
+  readonly client: Pick<DeapiClient, 'jobStatus'>;
+  readonly clock: Clock;
+  readonly estimator: PollEstimator;
+  /** Estimator key: task and model. */
+  readonly key: string;
+  readonly kind: ResultKind;
+  readonly requestId: string;
+  /** Clock ms when the submission was accepted. */
+  readonly acceptedAt: number;
+  readonly version?: 'v1' | 'v2';
+  /** Fail the job after this long (clock ms since acceptance). */
+  readonly timeoutMs?: number | undefined;
+  /** Called with every status that is not final. */
+  readonly onProgress?: (status: JobStatus) => void;
+  /** Aborts the wait and the request in flight. */
+  readonly signal?: AbortSignal | undefined;
+  /** Waits between polls; a webhook hint may end a wait early. @default clock.sleep */
+  readonly wait?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+  /**
+   * Clock ms by which polling must end (an interrupt's grace period), read before each wait:
+   * the last wait is shortened so that one poll still happens by then.
+   */
+  readonly deadline?: () => number | undefined;
+}
+
+/** A job that ran past its step's `timeout`. */
+export class JobTimeoutError extends DeflowError {
+  override name = 'JobTimeoutError';
+  constructor(requestId: string, timeoutMs: number) {
+    super('E_JOB_TIMEOUT', `job ${requestId}: not finished after ${Math.round(timeoutMs / 1000)} s (the step's timeout)`, {
+      details: { requestId, timeoutMs },
+    });
+  }
+}
+
+/** Polling ended at its deadline with the job still running (it stays resumable). */
+export class PollDeadlineError extends DeflowError {
+  override name = 'PollDeadlineError';
+  constructor(requestId: string) {
+    super('E_POLL_DEADLINE', `job ${requestId}: still running when polling had to stop`, { details: { requestId } });
+  }
+}
+
+/** Polls until the job's status is final and returns that status. */
+export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
+  const { clock, estimator, key, kind, signal } = options;
+  let delay = Math.max(0, options.acceptedAt + estimator.firstDelay(key, kind) - clock.now());
+  let first = true;
+  for (;;) {
+    if (options.timeoutMs !== undefined) {
+      const left = options.acceptedAt + options.timeoutMs - clock.now();
+      if (left <= 0) throw new JobTimeoutError(options.requestId, options.timeoutMs);
+      delay = Math.min(delay, left);
+    }
+    const deadline = options.deadline?.();
+    if (deadline !== undefined) {
+      if (!first && clock.now() >= deadline) throw new PollDeadlineError(options.requestId);
+      delay = Math.max(0, Math.min(delay, deadline - clock.now()));
+    }
+    await (options.wait ? options.wait(delay, signal) : clock.sleep(delay, signal));
+    const status = await options.client.jobStatus(options.requestId, { ...(options.version ? { version: options.version } : {}), ...(signal ? { signal } : {}) });
+    const elapsed = clock.now() - options.acceptedAt;
+    const final = isTerminalStatus(status.status);
+    // A failed job stopped early: its time says nothing about how long jobs take.
+    if (first && status.status !== 'error') estimator.observeFirstPoll(key, kind, elapsed, final, status.progress);
+    first = false;
+    if (final) return status;
+    options.onProgress?.(status);
+    delay = estimator.nextDelay({ elapsedMs: elapsed, progress: status.progress, previousDelayMs: delay });
+  }
+}

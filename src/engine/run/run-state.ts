@@ -1,0 +1,259 @@
+/**
+ * The one place a node changes state. Each transition updates the compact per-node record,
+ * awaits the state recorder (the journal, in issue 8) and then emits the run event, so what
+ * reports show has always been recorded first. Per-node data lives in typed arrays indexed
+ * by the graph's global node index: a 100,000-item run costs a few bytes per item here.
+ */
+import type { Clock } from '../../common/index.js';
+import type { JobGraph } from '../../workflow/index.js';
+import type { EventError, NodeRef, RunEventSink } from '../events.js';
+import type { NodeResult } from './node-result.js';
+import { itemKey } from '../../workflow/index.js';
+import { NO_RECORDER, type RecordedNode, type StateRecorder } from './state-recorder.js';
+
+/** Node states, as stored in {@link RunState.status}. */
+export const NODE = {
+  /** Waiting for its upstream nodes (or not yet pulled). */
+  pending: 0,
+  /** Its upstream is done; queued for a slot. */
+  ready: 1,
+  /** Started: resolving, submitting, polling or fetching its result. */
+  running: 2,
+  done: 3,
+  failed: 4,
+  skipped: 5,
+  unknown: 6,
+} as const;
+
+export type NodeStatusCode = (typeof NODE)[keyof typeof NODE];
+
+/** How a node finished, for {@link RunState.done}. */
+export interface DoneInfo {
+  readonly result: NodeResult;
+  /** Files written, relative to the workflow folder. */
+  readonly outputs: readonly string[];
+  readonly cached: boolean;
+  readonly cacheKey: string | null;
+}
+
+/** Totals of finished nodes. */
+export interface RunCounts {
+  done: number;
+  cached: number;
+  failed: number;
+  skipped: number;
+  unknown: number;
+}
+
+export class RunState {
+  readonly status: Uint8Array;
+  /** Submissions made per node (saturates at 255). */
+  readonly attempts: Uint8Array;
+  /** Clock ms of the node's first submission (or of its cache hit); NaN before. */
+  readonly startedAt: Float64Array;
+  /** Quoted price per node in USD (what reports compare against); NaN when not quoted. */
+  readonly quoted: Float64Array;
+  readonly counts: RunCounts = { done: 0, cached: 0, failed: 0, skipped: 0, unknown: 0 };
+  /** Jobs the service accepted in this run. */
+  accepted = 0;
+  /** Whether a recorder listens (a journal): otherwise what only it would read is not computed. */
+  readonly recording: boolean;
+  /** Request ids of jobs in flight (removed when they finish). */
+  private readonly requestIds = new Map<number, string>();
+  private readonly live = new Map<number, RecordedNode>();
+  private progressError: unknown;
+
+  constructor(
+    readonly graph: JobGraph,
+    private readonly sink: RunEventSink,
+    private readonly recorder: StateRecorder,
+    private readonly clock: Clock,
+  ) {
+    this.recording = recorder !== NO_RECORDER;
+    const n = graph.nodeCount;
+    this.status = new Uint8Array(n);
+    this.attempts = new Uint8Array(n);
+    this.startedAt = new Float64Array(n).fill(Number.NaN);
+    this.quoted = new Float64Array(n).fill(Number.NaN);
+  }
+
+  /** The node as events and the recorder name it (kept while it runs: it is named many times). */
+  node(id: number): RecordedNode {
+    const known = this.live.get(id);
+    if (known !== undefined) return known;
+    const { step, k } = this.graph.nodeAt(id);
+    const node = { id, step: step.id, index: k, key: itemKey(step, k) };
+    if (this.status[id] === NODE.running) this.live.set(id, node);
+    return node;
+  }
+
+  requestIdOf(id: number): string | null {
+    return this.requestIds.get(id) ?? null;
+  }
+
+  quotedOf(id: number): number | null {
+    const value = this.quoted[id]!;
+    return Number.isNaN(value) ? null : value;
+  }
+
+  ready(id: number): void {
+    this.status[id] = NODE.ready;
+  }
+
+  /** Started by the scheduler (nothing is recorded until the intent). */
+  start(id: number): void {
+    this.status[id] = NODE.running;
+  }
+
+  /** A started node that was never submitted goes back to wait for the next run (budget, stop). */
+  unstart(id: number): void {
+    if (this.status[id] === NODE.running && !this.requestIds.has(id)) this.status[id] = NODE.pending;
+    this.live.delete(id);
+  }
+
+  async intent(id: number, attempt: number, paramsDigest: string, cacheKey: string | null): Promise<void> {
+    await this.recorder.intent(this.node(id), attempt, paramsDigest, cacheKey);
+  }
+
+  async withdrawn(id: number, attempt: number, reason: string): Promise<void> {
+    await this.recorder.withdrawn(this.node(id), attempt, reason);
+  }
+
+  async submitted(id: number, attempt: number, requestId: string): Promise<void> {
+    this.requestIds.set(id, requestId);
+    this.attempts[id] = Math.min(255, attempt);
+    this.accepted++;
+    const node = this.node(id);
+    await this.recorder.submitted(node, attempt, requestId);
+    const ts = this.clock.now();
+    if (Number.isNaN(this.startedAt[id]!)) this.startedAt[id] = ts;
+    this.sink({ type: 'item-submitted', ts, node: strip(node), requestId, attempt, quotedCost: this.quotedOf(id) });
+  }
+
+  /** A poll's answer; recorded without waiting (a status line is not worth delaying a poll). */
+  progress(id: number, status: string, progress: number | null): void {
+    const node = this.node(id);
+    this.recorder.progress(node, status, progress).catch((error: unknown) => {
+      this.progressError ??= error;
+    });
+    this.sink({ type: 'item-progress', ts: this.clock.now(), node: strip(node), progress: progress ?? 0, status });
+  }
+
+  async retrying(id: number, attempt: number, error: EventError): Promise<void> {
+    this.requestIds.delete(id);
+    const node = this.node(id);
+    await this.recorder.retrying(node, attempt, error);
+    this.sink({ type: 'item-retry', ts: this.clock.now(), node: strip(node), attempt, error });
+  }
+
+  async done(id: number, info: DoneInfo): Promise<void> {
+    const node = this.node(id);
+    const requestId = info.result.requestId;
+    const cost = info.cached ? 0 : info.result.cost;
+    await this.recorder.done(node, { requestId, cost, result: info.result, outputs: info.outputs, cacheKey: info.cacheKey, cached: info.cached });
+    this.requestIds.delete(id);
+    this.status[id] = NODE.done;
+    this.live.delete(id);
+    this.counts.done++;
+    if (info.cached) this.counts.cached++;
+    const ts = this.clock.now();
+    if (Number.isNaN(this.startedAt[id]!)) this.startedAt[id] = ts;
+    this.sink({
+      type: 'item-done',
+      ts,
+      node: strip(node),
+      requestId,
+      cost: cost ?? 0,
+      quotedCost: this.quotedOf(id),
+      cached: info.cached,
+      outputs: info.outputs,
+      startedAt: this.startedAt[id]!,
+    });
+  }
+
+  async failed(id: number, error: EventError, retryable: boolean): Promise<void> {
+    const node = this.node(id);
+    await this.recorder.failed(node, error, retryable);
+    const requestId = this.requestIds.get(id) ?? null;
+    this.requestIds.delete(id);
+    this.status[id] = NODE.failed;
+    this.live.delete(id);
+    this.counts.failed++;
+    const started = this.startedAt[id]!;
+    this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(node), requestId, error, startedAt: Number.isNaN(started) ? null : started });
+  }
+
+  async skipped(id: number, reason: string): Promise<void> {
+    this.status[id] = NODE.skipped;
+    this.live.delete(id);
+    this.counts.skipped++;
+    const node = this.node(id);
+    await this.recorder.skipped(node, reason);
+    this.sink({ type: 'item-skipped', ts: this.clock.now(), node: strip(node), reason });
+  }
+
+  async unknown(id: number, reason: string): Promise<void> {
+    const node = this.node(id);
+    await this.recorder.unknown(node, reason);
+    this.requestIds.delete(id);
+    this.status[id] = NODE.unknown;
+    this.live.delete(id);
+    this.counts.unknown++;
+    this.sink({ type: 'item-unknown', ts: this.clock.now(), node: strip(node), reason });
+  }
+
+  /** A node whose state came from an earlier run (resume): shown, not recorded again. */
+  seedDone(id: number, result: NodeResult, outputs: readonly string[]): void {
+    this.status[id] = NODE.done;
+    this.live.delete(id);
+    this.counts.done++;
+    const ts = this.clock.now();
+    this.sink({ type: 'item-done', ts, node: strip(this.node(id)), requestId: result.requestId, cost: 0, quotedCost: this.quotedOf(id), cached: false, outputs, startedAt: ts });
+  }
+
+  /** A job submitted by an earlier run, still to be polled. */
+  seedSubmitted(id: number, attempt: number, requestId: string): void {
+    this.status[id] = NODE.running;
+    this.requestIds.set(id, requestId);
+    this.attempts[id] = Math.min(255, attempt);
+    this.sink({ type: 'item-submitted', ts: this.clock.now(), node: strip(this.node(id)), requestId, attempt, quotedCost: this.quotedOf(id) });
+  }
+
+  /** A node that failed for good in an earlier session (not retryable): not run again. */
+  seedFailed(id: number, error: EventError): void {
+    this.status[id] = NODE.failed;
+    this.live.delete(id);
+    this.counts.failed++;
+    this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(this.node(id)), requestId: null, error, startedAt: null });
+  }
+
+  seedUnknown(id: number, reason: string): void {
+    this.status[id] = NODE.unknown;
+    this.live.delete(id);
+    this.counts.unknown++;
+    this.sink({ type: 'item-unknown', ts: this.clock.now(), node: strip(this.node(id)), reason });
+  }
+
+  /** Throws the first recorder failure of a `progress` hook, if any. */
+  checkRecorder(): void {
+    if (this.progressError !== undefined) throw this.progressError;
+  }
+
+  /** Nodes submitted and not finished (a run that stopped leaves them running on the service). */
+  get running(): number {
+    let running = 0;
+    for (let id = 0; id < this.status.length; id++) if (this.status[id] === NODE.running) running++;
+    return running;
+  }
+
+  /** Nodes not finished: never started, queued or still running. */
+  get pending(): number {
+    const c = this.counts;
+    return this.graph.nodeCount - c.done - c.failed - c.skipped - c.unknown;
+  }
+}
+
+/** The event form of a node (no graph index). */
+function strip(node: RecordedNode): NodeRef {
+  return { step: node.step, index: node.index, key: node.key };
+}

@@ -1,0 +1,227 @@
+/**
+ * Runs the job graph. A node becomes ready when every node it depends on is done: item k of a
+ * chained step as soon as item k upstream is done (no barrier between steps), a gather when
+ * all its items are, a `needs` when the whole needed step is. Ready nodes start as slots free
+ * up, later steps first (they finish work already paid for), each step bounded by the
+ * concurrency controller and the run by `--concurrency`; the rate governor inside the client
+ * paces the requests themselves. A node that fails or is skipped skips its own dependents
+ * only. Nothing is enumerated up front: memory grows with the jobs in flight.
+ */
+import type { GraphStep } from '../../workflow/index.js';
+import type { ConcurrencyController } from './concurrency-controller.js';
+import type { EventError } from '../events.js';
+import { countReaders, type JobContext, type NodeOutcome, resumeNode, runNode } from './job-runner.js';
+import type { NodeResult } from './node-result.js';
+import { NodeQueue } from './node-queue.js';
+import { NODE } from './run-state.js';
+
+/** A node's state carried over from an earlier run (resume). */
+export type SeedNode =
+  | { readonly state: 'done'; readonly step: string; readonly k: number; readonly result: NodeResult; readonly outputs: readonly string[] }
+  | {
+      readonly state: 'submitted';
+      readonly step: string;
+      readonly k: number;
+      readonly requestId: string;
+      readonly attempt: number;
+      /** The job's cache key, so that its result is stored once it is done. */
+      readonly cacheKey?: string | null;
+    }
+  | { readonly state: 'unknown'; readonly step: string; readonly k: number; readonly reason: string }
+  | { readonly state: 'failed'; readonly step: string; readonly k: number; readonly error: EventError };
+
+/** What runs a node (the job runner; benchmarks swap in a no-op to measure the bookkeeping alone). */
+export interface NodeRunners {
+  run(ctx: JobContext, id: number): Promise<NodeOutcome>;
+  resume(ctx: JobContext, id: number, requestId: string, attempt: number, cacheKey: string | null): Promise<NodeOutcome>;
+}
+
+const JOB_RUNNERS: NodeRunners = { run: runNode, resume: resumeNode };
+
+export class Scheduler {
+  private readonly queues: NodeQueue[];
+  private readonly inFlight: Int32Array;
+  /** Upstream nodes each node still waits for (only steps that wait for any). */
+  private readonly waiting: Int32Array;
+  private total = 0;
+  /** Skip cascades still being recorded. */
+  private cascades = 0;
+  private pumping = false;
+  private resolveIdle: (() => void) | undefined;
+
+  constructor(
+    private readonly ctx: JobContext,
+    private readonly concurrency: ConcurrencyController,
+    /** Estimator key of each step's jobs (task and model), as the job runner last used it. */
+    private readonly stepKeys: ReadonlyMap<string, string>,
+    private readonly runners: NodeRunners = JOB_RUNNERS,
+  ) {
+    const { graph } = ctx;
+    this.inFlight = new Int32Array(graph.steps.length);
+    this.waiting = new Int32Array(graph.nodeCount);
+    this.queues = graph.steps.map((step) => {
+      if (step.upstream.length === 0) return new NodeQueue(step.offset, step.offset + step.itemCount);
+      const queue = new NodeQueue();
+      for (let k = 0; k < step.itemCount; k++) {
+        const count = graph.dependencyCount(step.id, k);
+        this.waiting[step.offset + k] = count;
+        if (count === 0) queue.push(step.offset + k);
+      }
+      return queue;
+    });
+  }
+
+  /** Applies states from an earlier run before anything starts. */
+  async seed(nodes: Iterable<SeedNode>): Promise<void> {
+    const { graph, state } = this.ctx;
+    for (const seed of nodes) {
+      const id = graph.nodeIndex(seed.step, seed.k);
+      if (seed.state === 'done') {
+        this.ctx.results.put(id, seed.result, countReaders(this.ctx, id));
+        state.seedDone(id, seed.result, seed.outputs);
+        this.readyDependents(id);
+      } else if (seed.state === 'unknown') {
+        state.seedUnknown(id, seed.reason);
+        await this.skipDependents(id, `steps.${seed.step} item ${seed.k} is unknown`);
+      } else if (seed.state === 'failed') {
+        state.seedFailed(id, seed.error);
+        await this.skipDependents(id, `steps.${seed.step} item ${seed.k} failed`);
+      } else {
+        state.seedSubmitted(id, seed.attempt, seed.requestId);
+        this.launch(id, () => this.runners.resume(this.ctx, id, seed.requestId, seed.attempt, seed.cacheKey ?? null));
+      }
+    }
+  }
+
+  /** Runs until every node has finished, or the run stopped and its jobs in flight settled. */
+  run(): Promise<void> {
+    const idle = new Promise<void>((resolve) => {
+      this.resolveIdle = resolve;
+    });
+    this.ctx.control.onStop(() => this.pump());
+    this.concurrency.onChange(() => this.pump());
+    this.pump();
+    return idle;
+  }
+
+  /** Jobs in flight now. */
+  get running(): number {
+    return this.total;
+  }
+
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (!this.ctx.control.stopping && this.total < this.concurrency.global) {
+        const id = this.pick();
+        if (id < 0) break;
+        this.launch(id, () => this.runners.run(this.ctx, id));
+      }
+    } finally {
+      this.pumping = false;
+    }
+    if (this.total === 0 && this.cascades === 0 && (this.ctx.control.stopping || !this.hasReady())) this.resolveIdle?.();
+  }
+
+  /** The next node to start: the latest step with a ready node and a free slot. */
+  private pick(): number {
+    const { steps } = this.ctx.graph;
+    for (let s = steps.length - 1; s >= 0; s--) {
+      const queue = this.queues[s]!;
+      if (queue.length === 0 || this.inFlight[s]! >= this.limit(steps[s]!)) continue;
+      for (let id = queue.shift(); id >= 0; id = queue.shift()) {
+        const status = this.ctx.state.status[id];
+        if (status === NODE.pending || status === NODE.ready) return id;
+      }
+    }
+    return -1;
+  }
+
+  private limit(step: GraphStep): number {
+    const key = this.stepKeys.get(step.id) ?? `${step.task.id}\u0000`;
+    return this.concurrency.stepLimit(step.task.pool, step.def.concurrency, this.ctx.estimator.typicalMs(key, step.task.resultKind));
+  }
+
+  private hasReady(): boolean {
+    return this.queues.some((queue) => queue.length > 0);
+  }
+
+  private launch(id: number, work: () => Promise<NodeOutcome>): void {
+    const s = this.ctx.graph.nodeAt(id).step.order;
+    if (this.ctx.state.status[id] !== NODE.running) this.ctx.state.start(id);
+    this.inFlight[s]!++;
+    this.total++;
+    work().then(
+      (outcome) => this.settle(id, s, outcome),
+      (error: unknown) => {
+        // A state change that could not be recorded: stop, and let the jobs in flight settle.
+        this.ctx.control.stop('fatal', error);
+        this.settle(id, s, 'abandoned');
+      },
+    );
+  }
+
+  private settle(id: number, s: number, outcome: NodeOutcome): void {
+    this.inFlight[s]!--;
+    this.total--;
+    if (outcome === 'done') {
+      this.releaseUpstream(id);
+      this.readyDependents(id);
+    } else if (outcome === 'failed' || outcome === 'unknown' || outcome === 'skipped') {
+      this.releaseUpstream(id);
+      const { step, k } = this.ctx.graph.nodeAt(id);
+      const why = outcome === 'skipped' ? 'was skipped' : outcome === 'failed' ? 'failed' : 'is unknown';
+      this.cascades++;
+      this.skipDependents(id, `steps.${step.id}${step.fansOut ? ` item ${k}` : ''} ${why}`).then(
+        () => {
+          this.cascades--;
+          this.pump();
+        },
+        (error: unknown) => {
+          this.cascades--;
+          this.ctx.control.stop('fatal', error);
+          this.pump();
+        },
+      );
+    }
+    this.pump();
+  }
+
+  private readyDependents(id: number): void {
+    const { graph, state } = this.ctx;
+    const { step, k } = graph.nodeAt(id);
+    for (const dependent of graph.dependents(step.id, k)) {
+      const d = dependent.step.offset + dependent.k;
+      if (state.status[d] !== NODE.pending) continue;
+      if (--this.waiting[d]! === 0) {
+        state.ready(d);
+        this.queues[dependent.step.order]!.push(d);
+      }
+    }
+  }
+
+  /** Skips every node downstream of `id` that has not started. */
+  private async skipDependents(id: number, reason: string): Promise<void> {
+    const { graph, state } = this.ctx;
+    const stack = [id];
+    while (stack.length > 0) {
+      const current = stack.pop()!;
+      const { step, k } = graph.nodeAt(current);
+      for (const dependent of graph.dependents(step.id, k)) {
+        const d = dependent.step.offset + dependent.k;
+        const status = state.status[d];
+        if (status !== NODE.pending && status !== NODE.ready) continue;
+        await state.skipped(d, reason);
+        this.releaseUpstream(d);
+        stack.push(d);
+      }
+    }
+  }
+
+  private releaseUpstream(id: number): void {
+    const { graph } = this.ctx;
+    const { step, k } = graph.nodeAt(id);
+    for (const up of graph.dependencies(step.id, k)) this.ctx.results.release(up.step.offset + up.k);
+  }
+}

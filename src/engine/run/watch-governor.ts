@@ -1,0 +1,26 @@
+/**
+ * Turns the rate governor's news into run events: a 429 that closed a window (`throttled`),
+ * and a used-up daily window (`daily-limit`). Waits for an ordinary window to refill are the
+ * governor working as intended and are not reported.
+ */
+import type { GovernorEvents, RateGovernor } from '../../client/index.js';
+import type { Clock } from '../../common/index.js';
+import type { RunEventSink } from '../events.js';
+
+/** Starts forwarding; returns the function that stops it. */
+export function watchGovernor(governor: RateGovernor, clock: Clock, sink: RunEventSink): () => void {
+  const onThrottled = (event: GovernorEvents['throttled'][0]): void => {
+    if (event.reason !== '429') return;
+    const now = clock.now();
+    sink({ type: 'throttled', ts: now, pool: event.model ? `${event.pool} (${event.model})` : event.pool, waitMs: Math.max(0, (event.until ?? now) - now) });
+  };
+  const onDaily = (event: GovernorEvents['dailyExhausted'][0]): void => {
+    sink({ type: 'daily-limit', ts: clock.now(), pool: event.model ? `${event.pool} (${event.model})` : event.pool, resetAt: Number.isFinite(event.resetAt) ? event.resetAt : null });
+  };
+  governor.on('throttled', onThrottled);
+  governor.on('dailyExhausted', onDaily);
+  return () => {
+    governor.off('throttled', onThrottled);
+    governor.off('dailyExhausted', onDaily);
+  };
+}

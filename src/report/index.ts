@@ -1,0 +1,4 @@
+export { writeChunksAtomic } from './atomic-write.js';
+export { renderQuoteMarkdown } from './quote-markdown.js';
+export { renderQuoteTable } from './quote-table.js';
+export { createReporters } from './select-renderers.js';

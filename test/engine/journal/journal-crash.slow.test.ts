@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readJournal, replayRunState } from '../../../src/engine/journal/journal-replay.js';
+import { readLockHolder } from '../../../src/engine/journal/lock-file.js';
+import { createBlobStore } from '../../../src/engine/cache/blob-store.js';
+import { createResultCache } from '../../../src/engine/cache/result-cache.js';
+import { transpileSrc } from '../helpers/transpile-src.js';
+
+let dir: string;
+let src: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'deflow-crash-'));
+  src = await transpileSrc(join(dir, 'build'));
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function runChild(script: string, env: Record<string, string>): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  const file = join(dir, `child-${Math.random().toString(16).slice(2)}.mjs`);
+  writeFileSync(file, script.replaceAll('$SRC', pathToFileURL(src).href));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** A writer that journals intent → submitted for 5 nodes, printing each acknowledged record. */
+const writer = (journal: string) => `
+import { openJournal } from '$SRC/engine/journal/journal.js';
+const journal = openJournal(${JSON.stringify(journal)}, { create: true });
+for (let i = 0; i < 5; i++) {
+  await journal.append({ t: 'intent', node: 'n/' + i, step: 'n', index: i, attempt: 1, params_digest: 'p', cache_key: null });
+  console.log('ack intent n/' + i);
+  await journal.append({ t: 'submitted', node: 'n/' + i, attempt: 1, request_id: 'req-' + i });
+  console.log('ack submitted n/' + i);
+}
+await journal.close();
+`;
+
+describe('DEFLOW_TEST_CRASH_AFTER (test-only crash hook)', () => {
+  for (const [point, acked, phases] of [
+    ['intent:3', 4, ['submitted', 'submitted', 'unknown']],
+    ['submitted:2', 3, ['submitted', 'submitted']],
+  ] as const) {
+    it(`SIGKILLs the process right after the durable ${point} record`, async () => {
+      const journal = join(dir, point.replace(':', '-'), 'journal.jsonl');
+      const result = await runChild(writer(journal), { DEFLOW_TEST_CRASH_AFTER: point });
+      expect(result.signal, result.stderr).toBe('SIGKILL');
+      // The crashing append never resolved, so its record was never acknowledged...
+      expect(result.stdout.trim().split('\n')).toHaveLength(acked);
+      // ...but it is durable, and the journal replays to the state at the crash.
+      const { records, tornTail } = await readJournal(journal);
+      expect(tornTail).toBe(false);
+      expect([...replayRunState(records).nodes.values()].map((n) => n.phase)).toEqual(phases);
+      // The dead writer's lock is stale: a new writer takes it over.
+      expect(readLockHolder(`${journal}.lock`)).toMatchObject({ alive: false });
+    });
+  }
+});
+
+describe('result cache shared by two processes', () => {
+  it('keeps one complete entry per key when two processes write the same keys at once', async () => {
+    const cacheDir = join(dir, 'shared', 'cache');
+    const blobsDir = join(dir, 'shared', 'blobs');
+    const script = (who: string) => `
+import { createHash } from 'node:crypto';
+import { createResultCache } from '$SRC/engine/cache/result-cache.js';
+import { createBlobStore } from '$SRC/engine/cache/blob-store.js';
+const cache = createResultCache({ dir: ${JSON.stringify(cacheDir)}, blobs: createBlobStore(${JSON.stringify(blobsDir)}) });
+for (let i = 0; i < 200; i++) {
+  const key = createHash('sha256').update('k' + i).digest('hex');
+  await cache.put({ key, task: 'audio.transcribe', request_id: '${who}-' + i, cost: 0.01, created_at: 1, result: { kind: 'text', text: 'x'.repeat(5000) } });
+}
+`;
+    const results = await Promise.all([runChild(script('a'), {}), runChild(script('b'), {})]);
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const cache = createResultCache({ dir: cacheDir, blobs: createBlobStore(blobsDir) });
+    const { createHash } = await import('node:crypto');
+    for (let i = 0; i < 200; i++) {
+      const entry = await cache.get(createHash('sha256').update(`k${i}`).digest('hex'));
+      expect(entry?.request_id).toMatch(new RegExp(`^[ab]-${i}$`));
+      expect(entry?.result.text).toHaveLength(5000);
+    }
+    const leftovers = readdirSync(cacheDir, { recursive: true }).filter((f) => String(f).includes('.tmp'));
+    expect(leftovers).toEqual([]);
+  });
+});

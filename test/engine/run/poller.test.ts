@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { makeMp3 } from '../../../src/emulator/media/index.js';
+import { PollEstimator } from '../../../src/engine/run/poll-estimator.js';
+import { runIn, useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
+
+/** Feeds the estimator jobs of random durations, polled at its own first-poll estimate. */
+function simulate(estimator: PollEstimator, durations: () => number, jobs: number): { foundDone: number; lastDelay: number } {
+  let foundDone = 0;
+  for (let i = 0; i < jobs; i++) {
+    const delay = estimator.firstDelay('task', 'text');
+    const done = durations() <= delay;
+    if (done) foundDone++;
+    estimator.observeFirstPoll('task', 'text', delay, done, done ? 100 : 50);
+  }
+  return { foundDone, lastDelay: estimator.firstDelay('task', 'text') };
+}
+
+/** A seeded uniform random source. */
+function uniform(seed: number, low: number, high: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return low + (state / 2 ** 32) * (high - low);
+  };
+}
+
+describe('poll estimator', () => {
+  it('settles the first poll where about 80 % of jobs are done', () => {
+    const estimator = new PollEstimator();
+    simulate(estimator, uniform(1, 21_000, 39_000), 300);
+    const settled = simulate(estimator, uniform(2, 21_000, 39_000), 1000);
+    expect(settled.foundDone / 1000).toBeGreaterThan(0.72);
+    expect(settled.foundDone / 1000).toBeLessThan(0.88);
+    expect(settled.lastDelay).toBeGreaterThan(31_000);
+    expect(settled.lastDelay).toBeLessThan(39_000);
+  });
+
+  it('leaves a prior far too long within a few dozen jobs', () => {
+    const estimator = new PollEstimator({ priorMs: () => 60_000 });
+    simulate(estimator, uniform(3, 800, 1200), 40);
+    expect(estimator.firstDelay('task', 'text')).toBeLessThan(2000);
+  });
+
+  it('takes the first running job\'s progress as the duration estimate', () => {
+    const estimator = new PollEstimator({ priorMs: () => 10_000 });
+    estimator.observeFirstPoll('task', 'text', 10_000, false, 25);
+    expect(estimator.firstDelay('task', 'text')).toBe(40_000);
+  });
+
+  it('aims the next poll just past the end that progress points to', () => {
+    const estimator = new PollEstimator();
+    const delay = estimator.nextDelay({ elapsedMs: 30_000, progress: 75, previousDelayMs: 30_000 });
+    expect(delay).toBeGreaterThan(10_000);
+    expect(delay).toBeLessThan(12_000);
+  });
+
+  it('backs off, within its cap, when the job reports no progress', () => {
+    const estimator = new PollEstimator({ maxDelayMs: 20_000 });
+    expect(estimator.nextDelay({ elapsedMs: 8000, progress: 0, previousDelayMs: 8000 })).toBe(12_000);
+    expect(estimator.nextDelay({ elapsedMs: 60_000, progress: null, previousDelayMs: 16_000 })).toBe(20_000);
+  });
+});
+
+describe('polling over loopback', () => {
+  it('spends about one status request per job', async () => {
+    const clips = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`clips/c${i}.mp3`, makeMp3(2)]));
+    const workflow = yaml(
+      'version: 1',
+      'name: polls',
+      'steps:',
+      '  transcribe:',
+      '    task: audio.transcribe',
+      '    for_each: { glob: "clips/*.mp3" }',
+      '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false }',
+    );
+    const dir = await useWorkspace({ 'workflow.yaml': workflow, ...clips });
+    const emulator = await useFastEmulator({
+      rate_limits: { endpoints: { 'audio/transcriptions': { rpm: 20 } } },
+      jobs: { durations: { 'audio/transcriptions': 30_000 }, jitter: 0.3, scale_by_input: false },
+    });
+    const run = await runIn(dir, emulator);
+    expect(run.outcome.counts.done).toBe(40);
+    expect(emulator.stats().polls / 40).toBeLessThanOrEqual(2);
+  });
+});

@@ -1,0 +1,115 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../../src/emulator/start-emulator.js';
+import { clips, runDurablyIn } from '../journal/durable-helpers.js';
+import { useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
+
+const TRANSCRIBE = yaml(
+  'version: 1',
+  'name: hooks',
+  'steps:',
+  '  transcribe:',
+  '    task: audio.transcribe',
+  '    for_each: { glob: "clips/*.mp3" }',
+  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
+);
+
+/** A port nobody listens on now (the receiver listens there next). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface Forgery {
+  readonly secret: string;
+  readonly requestId: string;
+  readonly timestamp?: number;
+  readonly signature?: string;
+  readonly tamper?: boolean;
+  readonly deliveryId?: string;
+}
+
+/** Posts a job.completed delivery for `requestId` to the run's receiver. */
+async function post(url: string, forgery: Forgery): Promise<number> {
+  const deliveryId = forgery.deliveryId ?? randomUUID();
+  const body = JSON.stringify({
+    event: 'job.completed',
+    delivery_id: deliveryId,
+    timestamp: new Date().toISOString(),
+    data: { job_request_id: forgery.requestId, status: 'done', previous_status: 'processing', job_type: 'video2text', result_url: 'https://results.example.com/x.txt' },
+  });
+  const timestamp = String(forgery.timestamp ?? Math.floor(Date.now() / 1000));
+  const signature = forgery.signature ?? `sha256=${createHmac('sha256', forgery.secret).update(`${timestamp}.${body}`).digest('hex')}`;
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-deapi-signature': signature, 'x-deapi-timestamp': timestamp, 'x-deapi-delivery-id': deliveryId },
+    body: forgery.tamper ? body.replace('"done"', '"error"') : body,
+  });
+  await res.body.text();
+  return res.statusCode;
+}
+
+const statusOf = (emulator: RunningEmulator, requestId: string) => emulator.jobs().find((j) => j.request_id === requestId)?.status;
+
+describe('webhooks through a run', () => {
+  it('signs submissions with a per-run secret, wakes polls on verified deliveries, refuses forgeries, and acts only on a confirming status', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(2) });
+    const emulator = await useFastEmulator({ time_scale: 100, webhooks: { allow_http: true }, jobs: { duration_ms: 120_000, scale_by_input: false } });
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/hooks`;
+    let runDir = '';
+    let checks: Promise<void> | undefined;
+    const verdicts: Record<string, number> = {};
+    const doneEarly: string[] = [];
+    const doneIds: (string | null)[] = [];
+    const run = await runDurablyIn(dir, emulator, {
+      webhook: { url, listen: `127.0.0.1:${port}` },
+      onOpened: (opened) => {
+        runDir = opened.paths.dir;
+      },
+      onEvent: (event) => {
+        if (event.type === 'item-done') doneIds.push(event.requestId);
+        if (event.type !== 'item-submitted' || checks !== undefined) return;
+        const requestId = event.requestId;
+        checks = (async () => {
+          const secret = (await readFile(join(runDir, 'webhook-secret'), 'utf8')).trim();
+          verdicts['tampered body'] = await post(url, { secret, requestId, tamper: true });
+          verdicts['wrong secret'] = await post(url, { secret: 'not-the-run-secret-but-long-enough-to-pass', requestId });
+          verdicts['stale timestamp'] = await post(url, { secret, requestId, timestamp: Math.floor(Date.now() / 1000) - 301 });
+          verdicts['empty signature'] = await post(url, { secret, requestId, signature: '' });
+          // Signed with the run's secret, but a lie: the job is still running. A hint, not a fact.
+          const deliveryId = randomUUID();
+          verdicts['signed lie'] = await post(url, { secret, requestId, deliveryId });
+          verdicts['replayed'] = await post(url, { secret, requestId, deliveryId });
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          if (statusOf(emulator, requestId) !== 'done' && doneIds.includes(requestId)) doneEarly.push(requestId);
+        })();
+      },
+    });
+    await checks;
+    expect(verdicts).toEqual({ 'tampered body': 401, 'wrong secret': 401, 'stale timestamp': 401, 'empty signature': 401, 'signed lie': 200, replayed: 200 });
+    expect(doneEarly).toEqual([]);
+    expect(run.outcome.status).toBe('done');
+    // The emulator's own deliveries (processing, completed) for 2 jobs, plus the one lie; the replay and forgeries are not counted.
+    expect(run.outcome.webhooks?.received).toBeGreaterThanOrEqual(3);
+    expect(run.outcome.webhooks?.woken).toBeGreaterThanOrEqual(1);
+    // Every item's result was read from the service, not from a delivery.
+    expect(run.of('item-done').every((e) => e.requestId !== null)).toBe(true);
+  });
+
+  it('still finishes every job by polling when no delivery ever arrives', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(2) });
+    const emulator = await useFastEmulator({ webhooks: { allow_http: true, retry_schedule_s: [0] }, jobs: { duration_ms: 5000 } });
+    // The service delivers to a port where nothing listens: every delivery is lost.
+    const [lost, listen] = [await freePort(), await freePort()];
+    const run = await runDurablyIn(dir, emulator, { webhook: { url: `http://127.0.0.1:${lost}/hooks`, listen: `127.0.0.1:${listen}` } });
+    expect(run.outcome).toMatchObject({ status: 'done', counts: { done: 2 }, webhooks: { received: 0, woken: 0 } });
+  });
+});
