@@ -2,6 +2,7 @@
 // bugs in async code and types, without style rules that a formatter would own.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { boundaryConfigs } from './eslint.boundaries.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'dist-check/', 'dist-bench/', 'node_modules/', '**/fixtures/**', 'workflows/', 'coverage/'] },
@@ -31,6 +32,7 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  ...boundaryConfigs,
   {
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
