@@ -1,3 +1,4 @@
+import { MINUTE_WINDOW_S } from '../service/index.js';
 import { hasRateLimitInfo, type RateLimitSnapshot } from './rate-limit-snapshot.js';
 
 /** A slot reserved for one request in flight. */
@@ -50,7 +51,7 @@ interface DailyState {
 export class GovernorBucket {
   state: 'unknown' | 'learning' | 'known' | 'unthrottled' = 'unknown';
   limit = 0;
-  windowMs = 60_000;
+  windowMs = MINUTE_WINDOW_S * 1000;
   daily: DailyState | null = null;
   private epoch = 0;
   private used = 0;

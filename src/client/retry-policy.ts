@@ -1,3 +1,4 @@
+import { MINUTE_WINDOW_S } from '../service/index.js';
 import type { NetworkError } from './errors/network-error.js';
 import type { RateLimitSnapshot } from './rate-limit-snapshot.js';
 
@@ -92,7 +93,7 @@ export function decideRetry(
 export function rateLimitWaitMs(rateLimit: RateLimitSnapshot, nowMs: number): number {
   if (rateLimit.retryAfterSeconds !== undefined) return rateLimit.retryAfterSeconds * 1000;
   if (rateLimit.resetEpochS !== undefined) return Math.max(0, rateLimit.resetEpochS * 1000 - nowMs);
-  return 60_000;
+  return MINUTE_WINDOW_S * 1000;
 }
 
 function backoff(done: number, options: RetryOptions, reason: string): RetryDecision {

@@ -3,7 +3,7 @@
  * (service-facts.md): each accepts every published form and returns one normalised shape.
  * They never throw; a reader that finds nothing returns `undefined` and the caller decides.
  */
-import { isKnownErrorCode } from '../service/index.js';
+import { isKnownErrorCode, TERMINAL_JOB_STATUSES } from '../service/index.js';
 import type { ModelInfo } from '../service/index.js';
 import type { PaymentPage } from './account-types.js';
 
@@ -37,7 +37,7 @@ export interface JobFailure {
 
 /** True for `done` and `error`, the statuses polling stops at. */
 export function isTerminalStatus(status: string): boolean {
-  return status === 'done' || status === 'error';
+  return (TERMINAL_JOB_STATUSES as readonly string[]).includes(status);
 }
 
 /** `data` when the body is an envelope, else the body itself. */

@@ -1,3 +1,5 @@
+import type { ErrorCode } from './error-codes.js';
+
 /**
  * The base of every error deflow throws on purpose. Callers branch on `code` (stable,
  * `E_…`), never on the message. `details` carries structured context (a file position,
@@ -5,11 +7,11 @@
  */
 export class DeflowError extends Error {
   override name = 'DeflowError';
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details: Readonly<Record<string, unknown>>;
 
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
     options: { cause?: unknown; details?: Record<string, unknown> } = {},
   ) {

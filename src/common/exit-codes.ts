@@ -1,5 +1,3 @@
-import { isDeflowError } from './deflow-error.js';
-
 /** Exit codes of every command (documented in the README). */
 export const EXIT = {
   ok: 0,
@@ -19,17 +17,5 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
-const BY_CODE: ReadonlyArray<[RegExp, number]> = [
-  [/^E_(USAGE|WORKFLOW|CONFIG|INPUT)/, EXIT.usage],
-  [/^E_API_(AUTH|PERMISSION|BALANCE|KEY_LIMIT)/, EXIT.refused],
-  [/^E_BUDGET/, EXIT.overBudget],
-  [/^E_API_DAILY_LIMIT/, EXIT.dailyLimit],
-  [/^E_INTERRUPTED/, EXIT.interrupted],
-];
-
-/** The exit code for an error a command threw. */
-export function exitCodeFor(error: unknown): number {
-  if (!isDeflowError(error)) return EXIT.internal;
-  for (const [pattern, code] of BY_CODE) if (pattern.test(error.code)) return code;
-  return EXIT.failed;
-}
+/** One of the exit codes in {@link EXIT}. */
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

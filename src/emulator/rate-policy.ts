@@ -3,7 +3,7 @@
  * `rate_limits`). Submissions spend their endpoint's pool (shared by the v1 twin) or, for a
  * recognised model with an override, that model's bucket; price endpoints share `quote`.
  */
-import { ACCOUNT_POOL, type Endpoint, JOBS_STATUS_POOL, KEY_CREATION_POOL, QUOTE_POOL } from '../service/index.js';
+import { ACCOUNT_POOL, type Endpoint, JOBS_STATUS_POOL, KEY_CREATION_POOL, KEY_CREATION_WINDOW_S, QUOTE_POOL } from '../service/index.js';
 import type { RateLimitSource, RateLimitType } from '../service/index.js';
 import type { WindowRule } from './rate-limiter.js';
 import type { EmulatorConfig, ModelRegistry, RateConfig } from './types.js';
@@ -19,7 +19,7 @@ export interface BucketChoice {
   readonly countOnSuccess?: boolean;
 }
 
-const HOUR_MS = 3_600_000;
+const HOUR_MS = KEY_CREATION_WINDOW_S * 1000;
 const ENHANCEMENT_POOL = 'enhancement';
 
 type Limits = EmulatorConfig['rate_limits'];

@@ -24,7 +24,6 @@ export type RateLimitType = (typeof RATE_LIMIT_TYPES)[number];
 
 /** Window lengths the spec fixes, in seconds. */
 export const MINUTE_WINDOW_S = 60;
-export const DAY_WINDOW_S = 86_400;
 export const KEY_CREATION_WINDOW_S = 3_600;
 
 /** One parsed element of `X-RateLimit-Policy` (`<limit>;w=<seconds>`). */

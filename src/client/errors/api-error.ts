@@ -1,4 +1,4 @@
-import { DeflowError } from '../../common/index.js';
+import { DeflowError, type ErrorCode } from '../../common/index.js';
 import type { RateLimitSnapshot } from '../rate-limit-snapshot.js';
 
 /** What every error answered by the service carries. */
@@ -32,7 +32,7 @@ export class ApiError extends DeflowError {
   readonly path: string;
   readonly rateLimit: RateLimitSnapshot | null;
 
-  constructor(init: ApiErrorInit, code = 'E_API', options: { cause?: unknown } = {}) {
+  constructor(init: ApiErrorInit, code: ErrorCode = 'E_API', options: { cause?: unknown } = {}) {
     super(code, formatApiMessage(init), {
       cause: options.cause,
       details: { status: init.status, serviceCode: init.serviceCode, method: init.method, path: init.path, errors: init.errors ?? {} },

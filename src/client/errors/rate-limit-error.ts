@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../common/index.js';
 import { ApiError, type ApiErrorInit } from './api-error.js';
 
 /** What a rate-limit refusal adds to an API error. */
@@ -17,7 +18,7 @@ export class RateLimitError extends ApiError {
   readonly limitType: string | undefined;
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(init: RateLimitInit, options: { cause?: unknown } = {}, code = 'E_API_RATE_LIMITED') {
+  constructor(init: RateLimitInit, options: { cause?: unknown } = {}, code: ErrorCode = 'E_API_RATE_LIMITED') {
     super(init, code, options);
     this.limitType = init.limitType;
     this.retryAfterSeconds = init.retryAfterSeconds;

@@ -12,10 +12,11 @@ import { join } from 'node:path';
 import type { Clock } from '../../common/index.js';
 import { DeflowError } from '../../common/index.js';
 import { fsyncDir, writeAll } from '../../common/index.js';
+import { TERMINAL_JOB_STATUSES } from '../../service/index.js';
 import { startWebhookReceiver, type WebhookHint, type WebhookReceiver } from './webhook-receiver.js';
 
 /** Job statuses whose delivery is worth a status request now (`processing` is not). */
-const FINAL_STATUSES: ReadonlySet<string> = new Set(['done', 'error']);
+const FINAL_STATUSES: ReadonlySet<string> = new Set(TERMINAL_JOB_STATUSES);
 
 /** Waits of jobs in flight that a hint can cut short. */
 export class JobWakeups {
