@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { DeapiClient } from '../src/client/deapi-client.js';
 import { isTerminalStatus } from '../src/client/tolerant-read.js';
 import { startEmulator } from '../src/emulator/start-emulator.js';
-import { runWorkflow } from '../src/engine/run-workflow.js';
+import { runWorkflowWith } from '../src/engine/run-workflow.js';
 import type { NodeRunners } from '../src/engine/run/scheduler.js';
 import { GatedGovernor } from '../src/engine/run/submit-gate.js';
 import { validateWorkflow } from '../src/workflow/validate/validate-workflow.js';
@@ -148,7 +148,7 @@ async function child(payload: ChildPayload): Promise<Record<string, unknown>> {
     const validation = await validateWorkflow(file, { offline: true });
     if (!validation.graph) throw new Error(validation.errors.map((e) => e.message).join('\n'));
     const before = process.cpuUsage();
-    const outcome = await runWorkflow({
+    const outcome = await runWorkflowWith({
       graph: validation.graph,
       client,
       clock,

@@ -45,7 +45,6 @@ export const ERROR_EXIT_CODES = {
   E_CONFIG_PARSE: EXIT.usage,
   E_CONFIG_READ: EXIT.usage,
   E_CONFIG_SCHEMA: EXIT.usage,
-  E_CONFIG_TEST_HOOK: EXIT.usage,
   E_INPUT_FILE: EXIT.usage,
   E_INPUT_FILE_IN_JSON: EXIT.usage,
   E_INPUT_QUOTE: EXIT.usage,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createBlobStore } from './cache/index.js';
 import { CacheAdapter } from './cache/index.js';
 import { NO_CACHE } from './cache/index.js';
-import { type DurableRun, type OpenDurableRunOptions, openDurableRun } from './journal/index.js';
+import { type DurableRun, type OpenDurableRunInternals, openDurableRunWith } from './journal/index.js';
 import { createResultCache } from './cache/index.js';
 import { type RunOutcome, type RunWorkflowOptions, runWorkflow } from './run-workflow.js';
 import { stateLayout } from './journal/index.js';
@@ -34,8 +34,11 @@ export interface RunDurablyOptions extends RunOpenedOptions {
   readonly resubmitUnknown?: boolean;
   /** Called once the journal is open and before anything is submitted. */
   readonly onOpened?: (run: DurableRun) => void;
-  /** Test hooks of the journal. */
-  readonly journalHooks?: OpenDurableRunOptions['journalHooks'];
+}
+
+/** Seams for tests, not part of the public API (src/index.ts does not export this type). */
+export interface RunDurablyInternals extends RunDurablyOptions {
+  readonly journalHooks?: OpenDurableRunInternals['journalHooks'];
 }
 
 export interface DurableOutcome extends RunOutcome {
@@ -49,9 +52,14 @@ export interface DurableOutcome extends RunOutcome {
 }
 
 /** Opens the run's journal (new or resumed), runs it and closes the journal. */
-export async function runDurably(options: RunDurablyOptions): Promise<DurableOutcome> {
+export function runDurably(options: RunDurablyOptions): Promise<DurableOutcome> {
+  return runDurablyWith(options);
+}
+
+/** {@link runDurably} with the test seams of {@link RunDurablyInternals}. */
+export async function runDurablyWith(options: RunDurablyInternals): Promise<DurableOutcome> {
   const { runId, resubmitUnknown, onOpened, journalHooks, ...rest } = options;
-  const durable = await openDurableRun({
+  const durable = await openDurableRunWith({
     stateDir: options.stateDir,
     graph: options.graph,
     clock: options.clock ?? options.client.clock,

@@ -64,12 +64,16 @@ export interface RunWorkflowOptions {
   /** Printed by reports for a run that can be picked up again. */
   readonly resumeCommand?: string | null;
   readonly estimator?: PollEstimatorOptions;
-  /** Replaces the job runner (benchmarks measure the scheduler's own bookkeeping with a no-op). */
-  readonly runners?: NodeRunners;
   /** `--webhook-url`: fields added to every submission, and the poll waits a delivery cuts short. */
   readonly webhooks?: RunWebhooks | null;
   /** Submissions between their intent and their answer at once. @default DEFAULT_SUBMIT_WINDOW */
   readonly submitWindow?: number;
+}
+
+/** Seams for benchmarks, not part of the public API (src/index.ts does not export this type). */
+export interface RunWorkflowInternals extends RunWorkflowOptions {
+  /** Replaces the job runner (benchmarks measure the scheduler's own bookkeeping with a no-op). */
+  readonly runners?: NodeRunners;
 }
 
 /** How the run ended. */
@@ -90,7 +94,12 @@ export interface RunOutcome {
 const DEFAULT_GRACE_MS = 15_000;
 
 /** Runs `graph` through `client`. Resolves with the outcome; rejects only on a bug. */
-export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutcome> {
+export function runWorkflow(options: RunWorkflowOptions): Promise<RunOutcome> {
+  return runWorkflowWith(options);
+}
+
+/** {@link runWorkflow} with the seams of {@link RunWorkflowInternals}. */
+export async function runWorkflowWith(options: RunWorkflowInternals): Promise<RunOutcome> {
   const { graph, client } = options;
   const clock = options.clock ?? client.clock;
   const sink = options.onEvent;

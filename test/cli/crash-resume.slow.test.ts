@@ -17,6 +17,7 @@ import { readJournal } from '../../src/engine/journal/journal-replay.js';
 import { listRuns, runPaths } from '../../src/engine/journal/state-dir.js';
 import { CHAIN, clips } from '../engine/journal/durable-helpers.js';
 import { yaml } from '../engine/run-helpers.js';
+import { CRASH_HOOK } from '../helpers/crash-hook.js';
 import { call } from '../helpers/emulator-http.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -103,7 +104,7 @@ interface Exit {
 async function deflow(dir: string, emulator: Emulator, args: readonly string[], point?: KillPoint): Promise<Exit> {
   const env: NodeJS.ProcessEnv = { ...process.env, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key, DEFLOW_TEST_CRASH_AFTER: '' };
   if (point !== undefined && !point.startsWith('time:')) env['DEFLOW_TEST_CRASH_AFTER'] = point;
-  const child = spawn(process.execPath, [main, ...args], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', CRASH_HOOK, main, ...args], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');

@@ -41,8 +41,14 @@ export interface OpenDurableRunOptions {
   readonly fresh?: boolean;
   /** @default {@link digestWorkflow} of the graph */
   readonly workflowDigest?: string;
-  /** Test hooks of the journal (a failure injected after a record is durable, a sync counter). */
-  readonly journalHooks?: Pick<JournalOptions, 'onAfterSync' | 'datasync' | 'crashAfter'>;
+}
+
+/**
+ * Seams for tests, not part of the public API (src/index.ts does not export this type): the
+ * journal's hooks (a failure injected after a record is durable, a sync counter).
+ */
+export interface OpenDurableRunInternals extends OpenDurableRunOptions {
+  readonly journalHooks?: Pick<JournalOptions, 'onAfterSync' | 'datasync'>;
 }
 
 export interface DurableRun {
@@ -77,7 +83,12 @@ export async function digestWorkflow(graph: JobGraph): Promise<string> {
 }
 
 /** Opens (or creates) the journal of the run `deflow run` should write. */
-export async function openDurableRun(options: OpenDurableRunOptions): Promise<DurableRun> {
+export function openDurableRun(options: OpenDurableRunOptions): Promise<DurableRun> {
+  return openDurableRunWith(options);
+}
+
+/** {@link openDurableRun} with the test seams of {@link OpenDurableRunInternals}. */
+export async function openDurableRunWith(options: OpenDurableRunInternals): Promise<DurableRun> {
   const digest = options.workflowDigest ?? (await digestWorkflow(options.graph));
   const ids = new JournalNodeIds(options.graph);
   if (options.runId !== undefined) {
@@ -121,7 +132,7 @@ async function carryOver(options: OpenDurableRunOptions, ids: JournalNodeIds, di
  * unknowns it carries over), written aside and renamed into place: a crash leaves either no
  * journal (the run is created again) or all of them, never a run that forgot an unknown.
  */
-async function createRun(options: OpenDurableRunOptions, ids: JournalNodeIds, runId: string, digest: string, carry: Carried): Promise<DurableRun> {
+async function createRun(options: OpenDurableRunInternals, ids: JournalNodeIds, runId: string, digest: string, carry: Carried): Promise<DurableRun> {
   const { stateDir, graph, clock } = options;
   const startedAt = clock.now();
   const paths = createRunDir(stateDir, runId);
@@ -148,7 +159,7 @@ async function createRun(options: OpenDurableRunOptions, ids: JournalNodeIds, ru
   return durableRun(options, { runId, resumed: false, paths, journal, recorder, seeds, plan: null, unknowns: carry.unknowns, notices }, startedAt, digest, lock);
 }
 
-async function resumeRun(options: OpenDurableRunOptions, ids: JournalNodeIds, runId: string, digest: string, startedAt: number | undefined): Promise<DurableRun> {
+async function resumeRun(options: OpenDurableRunInternals, ids: JournalNodeIds, runId: string, digest: string, startedAt: number | undefined): Promise<DurableRun> {
   const { stateDir, graph, clock } = options;
   const paths = createRunDir(stateDir, runId);
   let journal: Journal;

@@ -1,5 +1,5 @@
-export { openDurableRun } from './durable-run.js';
-export type { DurableRun, OpenDurableRunOptions } from './durable-run.js';
+export { openDurableRun, openDurableRunWith } from './durable-run.js';
+export type { DurableRun, OpenDurableRunInternals, OpenDurableRunOptions } from './durable-run.js';
 export { readJournal, replayRunState } from './journal-replay.js';
 export { summariseProgress } from './run-progress.js';
 export type { RunProgress } from './run-progress.js';

@@ -7,12 +7,13 @@
  * Reading and replay live in `journal-replay.ts`. Resume order: `openJournal(path, { create:
  * false })` first (it takes the lock and cuts a torn tail), then `readJournal(path)`.
  */
+import { channel } from 'node:diagnostics_channel';
 import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type Clock, systemClock } from '../../common/index.js';
 import { DeflowError } from '../../common/index.js';
 import { fsyncDir, mkdirDurable, writeAll } from '../../common/index.js';
-import { type JournalEntry, type JournalRecord, type JournalRecordType, RECORD_TYPES, stampEntry } from './journal-records.js';
+import { type JournalEntry, type JournalRecord, stampEntry } from './journal-records.js';
 import { findValidEnd } from './journal-replay.js';
 import { acquireLock, type LockFile } from './lock-file.js';
 
@@ -32,17 +33,18 @@ export interface JournalOptions {
    * later one reject with the thrown error, and nothing more is written.
    */
   readonly onAfterSync?: (record: JournalRecord) => void;
-  /**
-   * TEST ONLY: `<type>:<n>` SIGKILLs this process right after the n-th durable record of that
-   * type (e.g. `intent:3`), before the append resolves, so a crash harness can stop the real
-   * CLI between journalling an intent and sending it.
-   * Passing `undefined` explicitly ignores the environment.
-   * @default process.env.DEFLOW_TEST_CRASH_AFTER
-   */
-  readonly crashAfter?: string | undefined;
   /** Flushes the file's data. Injectable to count syncs. @default fdatasync */
   readonly datasync?: (fd: number) => Promise<void>;
 }
+
+/**
+ * Published (synchronously) for each record once it is durable and before its `append`
+ * resolves, with `{ path, record }`. Observability for whoever subscribes: the crash harness
+ * (`test/helpers/crash-after-hook.mjs`, loaded with `node --import`) SIGKILLs the real CLI
+ * from here. Costs nothing without subscribers.
+ */
+export const JOURNAL_DURABLE_CHANNEL = 'deflow:journal:durable';
+const durableChannel = channel(JOURNAL_DURABLE_CHANNEL);
 
 export interface Journal {
   readonly path: string;
@@ -63,12 +65,11 @@ export interface Journal {
  * @throws DeflowError `E_STATE_LOCKED`, `E_JOURNAL_EXISTS`, `E_JOURNAL_MISSING`
  */
 export function openJournal(path: string, options: JournalOptions): Journal {
-  const crash = parseCrashAfter('crashAfter' in options ? options.crashAfter : process.env['DEFLOW_TEST_CRASH_AFTER']);
   if (options.create) mkdirDurable(dirname(path));
   const lock = options.lock === false ? undefined : acquireLock(`${path}.lock`);
   try {
     const { fd, repairedBytes } = options.create ? createFile(path) : reopenFile(path);
-    return new JsonlJournal(path, fd, repairedBytes, options, crash, lock);
+    return new JsonlJournal(path, fd, repairedBytes, options, lock);
   } catch (error) {
     lock?.release();
     throw error;
@@ -118,36 +119,27 @@ interface Pending {
   readonly reject: (error: unknown) => void;
 }
 
-interface CrashPoint {
-  readonly type: JournalRecordType;
-  readonly n: number;
-}
-
 class JsonlJournal implements Journal {
   readonly #clock: Clock;
   readonly #datasync: (fd: number) => Promise<void>;
   readonly #onAfterSync: ((record: JournalRecord) => void) | undefined;
-  readonly #crash: CrashPoint | undefined;
   readonly #lock: LockFile | undefined;
   #fd: number | null;
   #queue: Pending[] = [];
   #flushing: Promise<void> | null = null;
   #failure: unknown = null;
-  #crashCount = 0;
 
   constructor(
     readonly path: string,
     fd: number,
     readonly repairedBytes: number,
     options: JournalOptions,
-    crash: CrashPoint | undefined,
     lock: LockFile | undefined,
   ) {
     this.#fd = fd;
     this.#clock = options.clock ?? systemClock;
     this.#datasync = options.datasync ?? datasyncFd;
     this.#onAfterSync = options.onAfterSync;
-    this.#crash = crash;
     this.#lock = lock;
   }
 
@@ -200,7 +192,7 @@ class JsonlJournal implements Journal {
         this.#fail(error, batch.slice(i));
         return;
       }
-      if (this.#crash?.type === pending.record.t && ++this.#crashCount === this.#crash.n) process.kill(process.pid, 'SIGKILL');
+      if (durableChannel.hasSubscribers) durableChannel.publish({ path: this.path, record: pending.record });
     }
     for (const pending of batch) pending.resolve();
   }
@@ -214,13 +206,4 @@ class JsonlJournal implements Journal {
 
 function datasyncFd(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
-}
-
-function parseCrashAfter(spec: string | undefined): CrashPoint | undefined {
-  if (spec === undefined || spec === '') return undefined;
-  const match = /^([a-z]+):([1-9]\d*)$/.exec(spec);
-  if (match === null || !RECORD_TYPES.has(match[1] as JournalRecordType)) {
-    throw new DeflowError('E_CONFIG_TEST_HOOK', `DEFLOW_TEST_CRASH_AFTER=${spec}: expected <record type>:<n>, e.g. intent:3`, { details: { spec } });
-  }
-  return { type: match[1] as JournalRecordType, n: Number(match[2]) };
 }

@@ -7,7 +7,7 @@ import type { RunningEmulator } from '../../../src/emulator/start-emulator.js';
 import type { RunEvent } from '../../../src/engine/events.js';
 import { readJournal } from '../../../src/engine/journal/journal-replay.js';
 import type { JournalRecord } from '../../../src/engine/journal/journal-records.js';
-import { type DurableOutcome, type RunDurablyOptions, runDurably } from '../../../src/engine/run-durably.js';
+import { type DurableOutcome, type RunDurablyInternals, runDurablyWith } from '../../../src/engine/run-durably.js';
 import { listRuns, runPaths } from '../../../src/engine/journal/state-dir.js';
 import { makeMp3 } from '../../../src/emulator/media/index.js';
 import { clientFor, graphOf, yaml } from '../run-helpers.js';
@@ -45,11 +45,11 @@ export interface DurableRunResult {
 export async function runDurablyIn(
   dir: string,
   emulator: RunningEmulator,
-  options: Partial<Omit<RunDurablyOptions, 'graph' | 'onEvent'>> & { onEvent?: (event: RunEvent) => void } = {},
+  options: Partial<Omit<RunDurablyInternals, 'graph' | 'onEvent'>> & { onEvent?: (event: RunEvent) => void } = {},
 ): Promise<DurableRunResult> {
   const graph = await graphOf(dir);
   const events: RunEvent[] = [];
-  const outcome = await runDurably({
+  const outcome = await runDurablyWith({
     client: options.client ?? clientFor(emulator),
     stateDir: join(dir, '.deflow'),
     ...options,

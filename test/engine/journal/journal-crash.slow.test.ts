@@ -8,6 +8,7 @@ import { readJournal, replayRunState } from '../../../src/engine/journal/journal
 import { readLockHolder } from '../../../src/engine/journal/lock-file.js';
 import { createBlobStore } from '../../../src/engine/cache/blob-store.js';
 import { createResultCache } from '../../../src/engine/cache/result-cache.js';
+import { CRASH_HOOK } from '../../helpers/crash-hook.js';
 import { transpileSrc } from '../helpers/transpile-src.js';
 
 let dir: string;
@@ -22,7 +23,7 @@ function runChild(script: string, env: Record<string, string>): Promise<{ code: 
   const file = join(dir, `child-${Math.random().toString(16).slice(2)}.mjs`);
   writeFileSync(file, script.replaceAll('$SRC', pathToFileURL(src).href));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', CRASH_HOOK, file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -46,6 +47,13 @@ await journal.close();
 `;
 
 describe('DEFLOW_TEST_CRASH_AFTER (test-only crash hook)', () => {
+  it('refuses a malformed kill point instead of running without one', async () => {
+    const result = await runChild('console.log("ran");', { DEFLOW_TEST_CRASH_AFTER: 'intents:x' });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('DEFLOW_TEST_CRASH_AFTER=intents:x: expected <record type>:<n>');
+  });
+
   for (const [point, acked, phases] of [
     ['intent:3', 4, ['submitted', 'submitted', 'unknown']],
     ['submitted:2', 3, ['submitted', 'submitted']],

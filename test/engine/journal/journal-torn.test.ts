@@ -21,7 +21,7 @@ const entries: JournalEntry[] = [
 ];
 
 async function writeJournal(path: string): Promise<{ lastStart: number; size: number }> {
-  const journal = openJournal(path, { create: true, crashAfter: undefined });
+  const journal = openJournal(path, { create: true });
   for (const entry of entries.slice(0, -1)) await journal.append(entry);
   const lastStart = statSync(path).size;
   await journal.append(entries.at(-1)!);
@@ -45,7 +45,7 @@ describe('a torn last record', () => {
       expect(read.validBytes).toBe(whole ? size : lastStart);
 
       // Reopening cuts the torn bytes, and a new record lands on a clean line.
-      const journal = openJournal(path, { create: false, crashAfter: undefined });
+      const journal = openJournal(path, { create: false });
       expect(journal.repairedBytes).toBe(whole ? 0 : cut - lastStart);
       await journal.append({ t: 'end', status: 'interrupted' });
       await journal.close();
@@ -66,7 +66,7 @@ describe('a torn last record', () => {
     const read = await readJournal(path);
     expect(read).toMatchObject({ tornTail: true, validBytes: size });
     expect(read.records).toHaveLength(entries.length);
-    const journal = openJournal(path, { create: false, crashAfter: undefined });
+    const journal = openJournal(path, { create: false });
     expect(journal.repairedBytes).toBe(38);
     await journal.close();
     expect(statSync(path).size).toBe(size);

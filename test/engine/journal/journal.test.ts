@@ -1,9 +1,10 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { existsSync, fdatasync, fstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/common/clock.js';
-import { openJournal } from '../../../src/engine/journal/journal.js';
+import { JOURNAL_DURABLE_CHANNEL, openJournal } from '../../../src/engine/journal/journal.js';
 import type { JournalEntry, JournalRecord } from '../../../src/engine/journal/journal-records.js';
 import { readJournal, replayRunState } from '../../../src/engine/journal/journal-replay.js';
 
@@ -39,7 +40,7 @@ describe('journal append', () => {
   it('resolves each append only after a sync that covers its line, in call order', async () => {
     const path = join(dir, 'runs', 'r1', 'journal.jsonl');
     const sync = countingSync();
-    const journal = openJournal(path, { create: true, clock: fixedClock, datasync: sync.datasync, crashAfter: undefined });
+    const journal = openJournal(path, { create: true, clock: fixedClock, datasync: sync.datasync });
     const entries = [intent('a/0'), submitted('a/0', 'req-1'), intent('b/0'), submitted('b/0', 'req-2')];
     for (const [i, entry] of entries.entries()) {
       await journal.append(entry);
@@ -56,7 +57,7 @@ describe('journal append', () => {
   it('group-commits concurrent appends into fewer syncs than records, keeping call order', async () => {
     const path = join(dir, 'journal.jsonl');
     const sync = countingSync();
-    const journal = openJournal(path, { create: true, datasync: sync.datasync, crashAfter: undefined });
+    const journal = openJournal(path, { create: true, datasync: sync.datasync });
     const nodes = Array.from({ length: 64 }, (_, i) => `step/${i}`);
     await Promise.all(nodes.map((node) => journal.append(intent(node))));
     expect(sync.sizes.length).toBeLessThan(nodes.length);
@@ -71,7 +72,6 @@ describe('journal append', () => {
     let calls = 0;
     const journal = openJournal(path, {
       create: true,
-      crashAfter: undefined,
       datasync: () => {
         calls++;
         return calls === 1 ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve();
@@ -94,21 +94,21 @@ describe('journal append', () => {
   it('refuses to create over an existing journal and to reopen a missing one', () => {
     const path = join(dir, 'journal.jsonl');
     writeFileSync(path, '');
-    expect(() => openJournal(path, { create: true, crashAfter: undefined })).toThrow(expect.objectContaining({ code: 'E_JOURNAL_EXISTS' }));
+    expect(() => openJournal(path, { create: true })).toThrow(expect.objectContaining({ code: 'E_JOURNAL_EXISTS' }));
     expect(existsSync(`${path}.lock`)).toBe(false);
-    expect(() => openJournal(join(dir, 'nope.jsonl'), { create: false, crashAfter: undefined })).toThrow(
+    expect(() => openJournal(join(dir, 'nope.jsonl'), { create: false })).toThrow(
       expect.objectContaining({ code: 'E_JOURNAL_MISSING' }),
     );
   });
 
   it('rejects appends after close and releases the lock so the journal can be reopened', async () => {
     const path = join(dir, 'journal.jsonl');
-    const journal = openJournal(path, { create: true, crashAfter: undefined });
+    const journal = openJournal(path, { create: true });
     await journal.append(intent('a/0'));
-    expect(() => openJournal(path, { create: false, crashAfter: undefined })).toThrow(expect.objectContaining({ code: 'E_STATE_LOCKED' }));
+    expect(() => openJournal(path, { create: false })).toThrow(expect.objectContaining({ code: 'E_STATE_LOCKED' }));
     await journal.close();
     await expect(journal.append(intent('b/0'))).rejects.toMatchObject({ code: 'E_JOURNAL_CLOSED' });
-    const again = openJournal(path, { create: false, crashAfter: undefined });
+    const again = openJournal(path, { create: false });
     await again.append(submitted('a/0', 'req-1'));
     await again.close();
     expect((await readJournal(path)).records).toHaveLength(2);
@@ -117,7 +117,6 @@ describe('journal append', () => {
   it('fails every later append once a sync fails', async () => {
     const journal = openJournal(join(dir, 'journal.jsonl'), {
       create: true,
-      crashAfter: undefined,
       datasync: () => Promise.reject(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' })),
     });
     await expect(journal.append(intent('a/0'))).rejects.toMatchObject({ code: 'E_JOURNAL_WRITE' });
@@ -125,10 +124,25 @@ describe('journal append', () => {
     await journal.close();
   });
 
-  it('rejects a malformed DEFLOW_TEST_CRASH_AFTER', () => {
-    expect(() => openJournal(join(dir, 'j.jsonl'), { create: true, crashAfter: 'intents:x' })).toThrow(
-      expect.objectContaining({ code: 'E_CONFIG_TEST_HOOK' }),
-    );
+  it('publishes each record on the durable channel once it is synced, before its append resolves', async () => {
+    const path = join(dir, 'j.jsonl');
+    const seen: string[] = [];
+    const listener = (message: unknown): void => {
+      const { path: from, record } = message as { path: string; record: JournalRecord };
+      if (from === path) seen.push(`${record.t} after ${sync.sizes.length} sync`);
+    };
+    const sync = countingSync();
+    subscribe(JOURNAL_DURABLE_CHANNEL, listener);
+    try {
+      const journal = openJournal(path, { create: true, datasync: sync.datasync });
+      const appended = journal.append(intent('a/0'));
+      expect(seen).toEqual([]);
+      await appended;
+      expect(seen).toEqual(['intent after 1 sync']);
+      await journal.close();
+    } finally {
+      unsubscribe(JOURNAL_DURABLE_CHANNEL, listener);
+    }
   });
 });
 
@@ -139,7 +153,6 @@ describe('journal failure hook (a crash right after a durable record)', () => {
     const path = join(dir, 'journal.jsonl');
     const journal = openJournal(path, {
       create: true,
-      crashAfter: undefined,
       onAfterSync: (record) => {
         if (record.t === type) throw new Crash(type);
       },
