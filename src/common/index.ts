@@ -12,3 +12,4 @@ export { escapeCommandData, escapeCommandProperty, formatWorkflowCommand } from 
 export { ERROR_EXIT_CODES, exitCodeFor, isErrorCode } from './error-codes.js';
 export type { ErrorCode } from './error-codes.js';
 export type { ExitCode } from './exit-codes.js';
+export { assertNever } from './assert-never.js';

@@ -3,6 +3,7 @@
  * `duration_ms`), scaled by input size when `scale_by_input` (clamped to ×0.2…×20), with a
  * seeded ± `jitter` spread. `queue_share` of it is spent `pending`.
  */
+import { assertNever } from '../common/index.js';
 import { describeSource } from './request-source.js';
 import type { JobsConfig, ResolvedRequest } from './types.js';
 
@@ -11,7 +12,8 @@ const num = (v: unknown, fallback = 0): number => (typeof v === 'number' && Numb
 /** Input size relative to a "typical" job of the task (1 = the base duration). */
 export function sizeFactor(request: ResolvedRequest): number {
   const v = request.values;
-  const task = request.endpoint.task?.id ?? '';
+  const task = request.endpoint.task?.id;
+  if (task === undefined) return 1;
   const image = request.files['image']?.[0] ?? request.files['images']?.[0];
   switch (task) {
     case 'audio.transcribe':
@@ -41,8 +43,10 @@ export function sizeFactor(request: ResolvedRequest): number {
       const input = v['input'];
       return (Array.isArray(input) ? input.length : 1) / 100;
     }
-    default:
+    case 'prompt.enhance':
       return 1;
+    default:
+      return assertNever(task, 'task');
   }
 }
 

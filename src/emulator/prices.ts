@@ -35,6 +35,7 @@
  * counts as a URL source when it names a `platform`. An upload whose container gives no
  * duration is estimated from its size (request-source.ts).
  */
+import { assertNever } from '../common/index.js';
 import type { ModelInfo } from '../service/index.js';
 import { featureFlag, limitList, limitNumber, modelDefault } from './model-limits.js';
 import { describeSource } from './request-source.js';
@@ -122,7 +123,9 @@ function rawPrice(request: ResolvedRequest): number {
   const v = request.values;
   const slug = request.model?.slug ?? '';
   const task = request.endpoint.task?.id;
-  const sourceSeconds = (): number => (task ? describeSource(task, v, request.files).seconds : 0);
+  // Only price twins and submissions are priced, and every one of them belongs to a task.
+  if (task === undefined) throw new Error(`${request.endpoint.path}: priced, but serves no task`);
+  const sourceSeconds = (): number => describeSource(task, v, request.files).seconds;
   switch (task) {
     case 'image.generate':
       return (IMAGE_BASE[slug] ?? 0.002) * ((num(v, 'width') * num(v, 'height')) / 512 ** 2) * (num(v, 'steps') / 4);
@@ -167,7 +170,7 @@ function rawPrice(request: ResolvedRequest): number {
     case 'prompt.enhance':
       return 0.0002;
     default:
-      return 0;
+      return assertNever(task, 'task');
   }
 }
 

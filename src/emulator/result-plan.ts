@@ -4,6 +4,7 @@
  * jobs at once).
  */
 import { createHash } from 'node:crypto';
+import { assertNever } from '../common/index.js';
 import { limitNumber } from './model-limits.js';
 import { resolvePreset } from './prices.js';
 import { describeSource } from './request-source.js';
@@ -64,7 +65,8 @@ function embeddingInputs(input: unknown): number[] {
 /** The plan of the result of a validated request. */
 export function planResult(request: ResolvedRequest): ResultPlan {
   const v = request.values;
-  const task = request.endpoint.task?.id ?? '';
+  const task = request.endpoint.task?.id;
+  if (task === undefined) return { kind: 'none' };
   const source = describeSource(task, v, request.files);
   const format = (f: unknown): 'mp3' | 'wav' => (f === 'mp3' || f === undefined ? 'mp3' : 'wav');
   switch (task) {
@@ -106,7 +108,10 @@ export function planResult(request: ResolvedRequest): ResultPlan {
     }
     case 'text.embed':
       return { kind: 'embeddings', model: request.model?.slug ?? '', inputs: embeddingInputs(v['input']) };
-    default:
+    case 'prompt.enhance':
+      // Answered at once, no job.
       return { kind: 'none' };
+    default:
+      return assertNever(task, 'task');
   }
 }

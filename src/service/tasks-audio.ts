@@ -3,7 +3,7 @@ import { MUSIC_REF_AUDIO_FILE, REF_AUDIO_FILE, TRANSCRIBE_SOURCE_FILE, V1_AUDIO_
 import { V1, model, seed, returnResult, includeMetadata, platform, durationSeconds, v1Same } from './task-field-builders.js';
 import type { TaskSpec } from './types.js';
 
-export const AUDIO_TASKS: readonly TaskSpec[] = [
+export const AUDIO_TASKS = [
   {
     id: 'audio.speech',
     title: 'Text To Speech',
@@ -257,4 +257,4 @@ export const AUDIO_TASKS: readonly TaskSpec[] = [
     ],
     source: 'service-facts.md §2 audio/transcriptions; v1 audiofile2txt/videofile2txt from the spec',
   },
-];
+] satisfies readonly TaskSpec[];

@@ -3,7 +3,7 @@ import { IMAGE_FILE, WEBHOOK_FIELDS } from './file-rules.js';
 import { model, prompt, negativePrompt, width, height, guidance, steps, seed, loras, quality, enhancePrompt, imageFile, returnResult, v1Same } from './task-field-builders.js';
 import type { TaskSpec } from './types.js';
 
-export const IMAGE_TASKS: readonly TaskSpec[] = [
+export const IMAGE_TASKS = [
   {
     id: 'image.generate',
     title: 'Text To Image',
@@ -126,4 +126,4 @@ export const IMAGE_TASKS: readonly TaskSpec[] = [
     v1: [v1Same('img-upscale')],
     source: 'spec (POST /api/v1/client/img-upscale) and service-facts.md §2',
   },
-];
+] satisfies readonly TaskSpec[];

@@ -3,7 +3,7 @@ import { WEBHOOK_FIELDS } from './file-rules.js';
 import { V1, model, imageFile, returnResult, v1Same } from './task-field-builders.js';
 import type { TaskSpec } from './types.js';
 
-export const TEXT_TASKS: readonly TaskSpec[] = [
+export const TEXT_TASKS = [
   {
     id: 'text.embed',
     title: 'Text To Embedding',
@@ -75,4 +75,4 @@ export const TEXT_TASKS: readonly TaskSpec[] = [
     ],
     source: 'service-facts.md §2 prompts/enhancements (docs list of `type`); v1 prompt/speech from the spec',
   },
-];
+] satisfies readonly TaskSpec[];

@@ -3,7 +3,7 @@ import { DESCRIBE_VIDEO_FILE, SYNC_AUDIO_FILE, VIDEO_FILE, WEBHOOK_FIELDS } from
 import { V1, model, prompt, negativePrompt, width, height, guidance, steps, seed, frames, fps, enhancePrompt, imageFile, returnResult, includeMetadata, platform, durationSeconds, v1Same } from './task-field-builders.js';
 import type { TaskSpec } from './types.js';
 
-export const VIDEO_TASKS: readonly TaskSpec[] = [
+export const VIDEO_TASKS = [
   {
     id: 'video.generate',
     title: 'Text To Video',
@@ -212,4 +212,4 @@ export const VIDEO_TASKS: readonly TaskSpec[] = [
     v1: [v1Same('vid-rmbg')],
     source: 'public docs only (service-facts.md §2 "missing from the spec index"); v1 vid-rmbg per real-clients.md',
   },
-];
+] satisfies readonly TaskSpec[];

@@ -9,6 +9,14 @@ import type { FieldSpec, TaskId, TaskSpec } from './types.js';
 
 const TASK_LIST: readonly TaskSpec[] = [...IMAGE_TASKS, ...VIDEO_TASKS, ...AUDIO_TASKS, ...TEXT_TASKS];
 
+/**
+ * Compile-time: the catalogue has an entry for every `TaskId`. Adding an id to the union
+ * without its entry fails here (and at every per-task table: see README "Adding a task").
+ */
+type CatalogueTaskId = (typeof IMAGE_TASKS | typeof VIDEO_TASKS | typeof AUDIO_TASKS | typeof TEXT_TASKS)[number]['id'];
+const EVERY_TASK_HAS_AN_ENTRY: [Exclude<TaskId, CatalogueTaskId>] extends [never] ? true : Exclude<TaskId, CatalogueTaskId> = true;
+void EVERY_TASK_HAS_AN_ENTRY;
+
 /** Every task, in the order of the v2 endpoint index. */
 export const TASKS: readonly TaskSpec[] = TASK_LIST;
 

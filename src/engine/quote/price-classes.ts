@@ -28,17 +28,29 @@ export interface SizeVariable {
  * catalogue's `priceExactlyOneOf` groups by the tests: the twin must accept the variable in
  * place of the replaced field.
  */
-const SIZE_VARIABLES: Partial<Record<TaskId, SizeVariable>> = {
+const SIZE_VARIABLES: Readonly<Record<TaskId, SizeVariable | null>> = {
   'audio.transcribe': { name: 'duration_seconds', replaces: 'source_file', measure: 'media-seconds', integer: false, unit: 's' },
   'video.describe': { name: 'duration_seconds', replaces: 'video_file', measure: 'media-seconds', integer: false, unit: 's' },
   'video.upscale': { name: 'duration', replaces: 'video', measure: 'media-seconds', integer: false, unit: 's' },
   'audio.speech': { name: 'count_text', replaces: 'text', measure: 'characters', integer: true, unit: 'characters' },
   'audio.music': { name: 'duration', replaces: null, measure: null, integer: true, unit: 's' },
+  'image.generate': null,
+  'image.edit': null,
+  'image.ocr': null,
+  'image.remove-background': null,
+  'image.upscale': null,
+  'video.generate': null,
+  'video.animate': null,
+  'video.audio-sync': null,
+  'video.replace': null,
+  'video.remove-background': null,
+  'text.embed': null,
+  'prompt.enhance': null,
 };
 
 /** The size variable of `task`'s price twin, or undefined when its price is quoted request by request. */
 export function sizeVariableOf(task: TaskId): SizeVariable | undefined {
-  return SIZE_VARIABLES[task];
+  return SIZE_VARIABLES[task] ?? undefined;
 }
 
 /** Fields that only say where a result is reported: never part of a price request. */

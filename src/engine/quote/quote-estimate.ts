@@ -4,6 +4,7 @@
  * seconds), stated as an assumption with a range and based on what is known upstream; and,
  * for a downstream item, which of its pending fields move its price at all.
  */
+import { assertNever } from '../../common/index.js';
 import { findField, getTask } from '../../service/index.js';
 import type { TaskId } from '../../service/index.js';
 import { sizeVariableOf } from './price-classes.js';
@@ -80,8 +81,19 @@ export function describeOutput(task: TaskId, fields: Readonly<Record<string, unk
     }
     case 'video.upscale':
       return size ? { seconds: size } : undefined;
-    default:
+    // Results whose size nothing downstream prices by (yet).
+    case 'image.generate':
+    case 'image.edit':
+    case 'image.ocr':
+    case 'image.remove-background':
+    case 'image.upscale':
+    case 'video.replace':
+    case 'video.remove-background':
+    case 'text.embed':
+    case 'prompt.enhance':
       return undefined;
+    default:
+      return assertNever(task, 'task');
   }
 }
 
@@ -104,16 +116,24 @@ export function sumOutputs(facts: readonly (OutputFacts | undefined)[]): OutputF
  * Fields known not to move a task's price (the public rates depend on sizes, steps and
  * durations, never on the words of a prompt), so a pending value can be quoted with a placeholder.
  */
-const PRICE_NEUTRAL: Partial<Record<TaskId, readonly string[]>> = {
+const PRICE_NEUTRAL: Readonly<Record<TaskId, readonly string[]>> = {
   'image.generate': ['prompt', 'negative_prompt', 'seed'],
   'image.edit': ['prompt', 'negative_prompt', 'seed'],
   'image.ocr': ['language'],
+  'image.remove-background': [],
+  'image.upscale': [],
   'video.generate': ['prompt', 'negative_prompt', 'seed'],
   'video.animate': ['prompt', 'negative_prompt', 'seed'],
   'video.audio-sync': ['prompt', 'negative_prompt', 'seed'],
   'video.replace': ['prompt', 'seed'],
+  'video.upscale': [],
+  'video.describe': [],
+  'video.remove-background': [],
   'audio.music': ['caption', 'lyrics', 'seed', 'keyscale', 'vocal_language'],
   'audio.speech': ['ref_text', 'instruct'],
+  'audio.transcribe': [],
+  'text.embed': [],
+  'prompt.enhance': [],
 };
 
 const PLACEHOLDER_TEXT = 'placeholder text for a price quote';
