@@ -9,16 +9,17 @@
  * | image.generate          | base × (w·h / 512²) × (steps / 4); base Flux1schnell 0.00136,                |
  * |                         | ZImageTurbo_INT8 0.0034, Flux_2_Klein_4B_BF16 0.00186, others 0.002          |
  * | image.edit              | base × (w·h / 512²) × (steps / 20); base QwenImageEdit_Plus_NF4 0.0179,      |
- * |                         | others 0.0093; w, h default to the first image's size                        |
- * | image.ocr               | 0.00045 + 8.4e-9 × pixels                                                    |
+ * |                         | others 0.0093; w, h default to the first image's size, else the model's      |
+ * |                         | default size, else 512 (a twin may leave the image out)                      |
+ * | image.ocr               | 0.00045 + 8.4e-9 × pixels (the image's, or a twin's width × height)          |
  * | image.remove-background | 0.0003 + 4e-9 × pixels                                                       |
  * | image.upscale           | 0.0005 + 6e-9 × pixels × scale² (scale = model max_scale, default 2)         |
  * | video.generate /        | 0.001737 × ((frames / fps) / 2) × (w·h / 256²) × factor; factor              |
  * | animate / audio-sync    | Ltxv_13B… 1.0, Ltx2_3_22B… 1.5, Ltx2_19B… 1.2, MiniMaxH3… 3.0, others 1      |
- * | video.replace           | 0.006 × video seconds                                                        |
+ * | video.replace           | 0.006 × video seconds (the twin takes `duration_seconds` instead)            |
  * | video.upscale           | 0.002 × seconds × scale (request scale, else model default, else 4 for       |
  * |                         | *_x4 and 2 otherwise); the twin takes `duration`; neither file nor duration → 0 |
- * | video.remove-background | 0.0015 × seconds                                                             |
+ * | video.remove-background | 0.0015 × seconds; the twin takes `duration_seconds`; neither → 0            |
  * | video.describe          | seconds × (0.36 / 3600) × preset (fast 1, balanced 3, detail 7; default      |
  * |                         | balanced, or the cheapest offered) + 0.005 include_metadata on a URL source  |
  * | audio.speech            | characters × 0.77e-6 / speed (characters = code points of text, or count_text) |
@@ -69,9 +70,18 @@ function firstImage(request: ResolvedRequest): ValidFile | undefined {
   return f['image']?.[0] ?? f['images']?.[0] ?? f['first_frame_image']?.[0];
 }
 
+/** Pixels of the uploaded image, or of `width` × `height` on a twin quoted without the file. */
 function imagePixels(request: ResolvedRequest): number {
   const media = firstImage(request)?.media;
-  return (media?.width ?? 0) * (media?.height ?? 0);
+  if (media) return (media.width ?? 0) * (media.height ?? 0);
+  return num(request.values, 'width') * num(request.values, 'height');
+}
+
+/** An edit's output side: the request's, else the first image's, else the model default, else 512. */
+function editSide(request: ResolvedRequest, side: 'width' | 'height'): number {
+  const fromModel = Number(modelDefault(request.model, side));
+  const fallback = Number.isFinite(fromModel) && fromModel > 0 ? fromModel : 512;
+  return num(request.values, side, firstImage(request)?.media[side] ?? fallback);
 }
 
 /** The preset a description runs with (spec: default balanced, or the cheapest offered). */
@@ -129,11 +139,8 @@ function rawPrice(request: ResolvedRequest): number {
   switch (task) {
     case 'image.generate':
       return (IMAGE_BASE[slug] ?? 0.002) * ((num(v, 'width') * num(v, 'height')) / 512 ** 2) * (num(v, 'steps') / 4);
-    case 'image.edit': {
-      const media = firstImage(request)?.media;
-      const area = num(v, 'width', media?.width ?? 512) * num(v, 'height', media?.height ?? 512);
-      return (EDIT_BASE[slug] ?? 0.0093) * (area / 512 ** 2) * (num(v, 'steps') / 20);
-    }
+    case 'image.edit':
+      return (EDIT_BASE[slug] ?? 0.0093) * ((editSide(request, 'width') * editSide(request, 'height')) / 512 ** 2) * (num(v, 'steps') / 20);
     case 'image.ocr':
       return 0.00045 + 8.4e-9 * imagePixels(request);
     case 'image.remove-background':

@@ -3,7 +3,7 @@
  * need another, source platforms, per-source inference types, TikTok, diarization, fixed
  * video-upscale scales, the longest accepted source and the speech modes.
  */
-import type { Endpoint } from '../service/index.js';
+import { type Endpoint, endpointRequiredWithout, endpointSourceOptional } from '../service/index.js';
 import type { ModelInfo } from '../service/index.js';
 import type { FieldSpec } from '../service/index.js';
 import { addError, MESSAGES } from './error-messages.js';
@@ -42,8 +42,8 @@ const SOURCE_TYPES: Readonly<Record<string, { url: readonly string[]; file: read
 const TIKTOK_MODEL = 'WhisperLargeV3Ct2';
 
 function checkExactlyOneOf(input: RuleInput, errors: FieldErrors): void {
-  // The video-upscale quote answers price 0 with neither a video nor a duration (public docs).
-  const neitherAllowed = input.endpoint.kind === 'price' && input.endpoint.task?.id === 'video.upscale';
+  // Some quotes may leave the source out (video upscale answers price 0 then, per the public docs).
+  const neitherAllowed = endpointSourceOptional(input.endpoint);
   for (const group of input.groups) {
     const given = group.filter(input.present);
     if (given.length === 0 && !neitherAllowed) {
@@ -52,6 +52,15 @@ function checkExactlyOneOf(input: RuleInput, errors: FieldErrors): void {
     if (given.length > 1) {
       for (const member of given) addError(errors, member, MESSAGES.prohibits(member, given.filter((m) => m !== member)));
     }
+  }
+}
+
+/** Laravel's `required_without`: a twin's image unless both `width` and `height` are given. */
+function checkRequiredWithout(input: RuleInput, errors: FieldErrors): void {
+  for (const [field, others] of Object.entries(endpointRequiredWithout(input.endpoint))) {
+    if (input.present(field)) continue;
+    const missing = others.filter((o) => !input.present(o));
+    if (missing.length > 0) addError(errors, field, MESSAGES.requiredWithout(field, missing));
   }
 }
 
@@ -108,6 +117,7 @@ function checkSpeechMode(input: RuleInput, errors: FieldErrors): void {
 /** Adds the messages of every cross-field and model rule to `errors`. */
 export function checkTaskRules(input: RuleInput, errors: FieldErrors): void {
   checkExactlyOneOf(input, errors);
+  checkRequiredWithout(input, errors);
   checkRequires(input, errors);
   checkSourceUrls(input, errors);
   checkModelRules(input, errors);

@@ -67,21 +67,55 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'POST', path: '/api/v2/keys', version: 'v2', kind: 'key-create', pool: KEY_CREATION_POOL, role: 'admin' },
 ];
 
-/** The field list an endpoint validates: the v1 override, or the task's v2 fields. */
+/**
+ * The field list an endpoint validates: the v1 override, or the task's v2 fields. A price
+ * twin drops `priceOmits`, adds its price fields, and no longer requires what the price does
+ * not depend on (`priceOptional`, and files that `priceRequiredWithout` lets sizes stand in for).
+ */
 export function endpointFields(endpoint: Endpoint): readonly FieldSpec[] {
-  if (!endpoint.task) return [];
-  const base = endpoint.v1?.fields ?? endpoint.task.fields;
+  const task = endpoint.task;
+  if (!task) return [];
+  const custom = endpoint.v1?.fields;
+  const base = custom ?? task.fields;
   if (endpoint.kind !== 'price') return base;
-  const omit = new Set(endpoint.task.priceOmits ?? []);
-  return [...base.filter((f) => !omit.has(f.name)), ...(endpoint.v1?.fields ? [] : endpoint.task.priceFields)];
+  const omit = new Set(task.priceOmits ?? []);
+  const optional = new Set(custom ? [] : [...(task.priceOptional ?? []), ...Object.keys(task.priceRequiredWithout ?? {})]);
+  const kept = base.filter((f) => !omit.has(f.name)).map((f) => (f.required && optional.has(f.name) ? { ...f, required: false } : f));
+  return [...kept, ...(custom ? (endpoint.v1?.priceFields ?? []) : task.priceFields)];
 }
 
 /** The exactly-one-of groups an endpoint enforces. */
 export function endpointExactlyOneOf(endpoint: Endpoint): readonly (readonly string[])[] {
   if (!endpoint.task) return [];
-  if (endpoint.v1?.exactlyOneOf) return endpoint.v1.exactlyOneOf;
-  if (endpoint.kind === 'price' && endpoint.task.priceExactlyOneOf) return endpoint.task.priceExactlyOneOf;
+  const price = endpoint.kind === 'price';
+  if (endpoint.v1?.exactlyOneOf) return (price ? endpoint.v1.priceExactlyOneOf : undefined) ?? endpoint.v1.exactlyOneOf;
+  if (price && endpoint.task.priceExactlyOneOf) return endpoint.task.priceExactlyOneOf;
   return endpoint.task.exactlyOneOf;
+}
+
+/** Price twins only: fields required unless all the listed ones are given (`image` unless `width` and `height`). */
+export function endpointRequiredWithout(endpoint: Endpoint): Readonly<Record<string, readonly string[]>> {
+  if (endpoint.kind !== 'price' || endpoint.v1?.fields) return {};
+  return endpoint.task?.priceRequiredWithout ?? {};
+}
+
+/** True when the endpoint is a price twin whose source (file, URL or length) may be left out. */
+export function endpointSourceOptional(endpoint: Endpoint): boolean {
+  return endpoint.kind === 'price' && endpoint.task?.priceSourceOptional === true;
+}
+
+/**
+ * v1 prompt boosters the service has retired (public docs: they answer 410 Gone with
+ * `Deprecation` and `Link` headers); the v2 prompt enhancement replaces them. The spec's v1
+ * index keeps `prompt/speech`, which still works.
+ */
+export const RETIRED_V1_BOOSTERS: readonly string[] = ['prompt/image', 'prompt/video', 'prompt/image2image', 'prompts/samples'].flatMap(
+  (name) => [`/api/v1/client/${name}`, `/api/v1/client/${name}/price-calculation`],
+);
+
+/** The v2 endpoint that replaced a retired path, or undefined when `path` is not retired. */
+export function retiredSuccessor(path: string): string | undefined {
+  return RETIRED_V1_BOOSTERS.includes(path) ? '/api/v2/prompts/enhancements' : undefined;
 }
 
 /** Inference types an endpoint's model must serve (any one). */

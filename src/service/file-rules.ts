@@ -60,9 +60,9 @@ export const SYNC_AUDIO_FILE: FileRule = {
   families: ['audio'],
 };
 
-/** Voice-clone reference: mp3/ogg/m4a, 10 MB. Music reference: 15 MB. */
+/** Voice-clone reference: mp3/ogg/m4a (docs), wav and flac (the n8n node's list); 10 MB. Music reference: 15 MB. */
 export const REF_AUDIO_FILE: FileRule = {
-  formats: ['mp3', 'ogg', 'm4a', 'wav'],
+  formats: ['mp3', 'ogg', 'm4a', 'wav', 'flac'],
   maxBytes: 10 * MB,
   families: ['audio'],
 };

@@ -245,11 +245,35 @@ export const MODEL_CATALOGUE: readonly ModelInfo[] = [
     status: 'standard_model',
   },
   {
+    // Voice cloning (mode voice_clone with ref_audio); limits as its CustomVoice sibling (service-facts.md §4).
+    name: 'Qwen3 TTS 1.7B Base',
+    slug: 'Qwen3_TTS_12Hz_1_7B_Base',
+    inference_types: ['txt2audio'],
+    info: {
+      limits: { min_text: 10, max_text: 5000, min_speed: 1, max_speed: 1 },
+      features: { supports_voice_presets: false, supports_custom_voice: true },
+      defaults: { lang: 'English', voice: 'default', speed: 1, format: 'mp3', sample_rate: 24_000 },
+    },
+    status: 'standard_model',
+  },
+  {
+    // Voice design (mode voice_design with instruct); limits as its CustomVoice sibling (service-facts.md §4).
+    name: 'Qwen3 TTS 1.7B VoiceDesign',
+    slug: 'Qwen3_TTS_12Hz_1_7B_VoiceDesign',
+    inference_types: ['txt2audio'],
+    info: {
+      limits: { min_text: 10, max_text: 5000, min_speed: 1, max_speed: 1 },
+      features: { supports_voice_presets: false, supports_custom_voice: false },
+      defaults: { lang: 'English', voice: 'default', speed: 1, format: 'mp3', sample_rate: 24_000 },
+    },
+    status: 'standard_model',
+  },
+  {
     name: 'ACE-Step 1.5 Turbo',
     slug: 'AceStep_1_5_Turbo',
     inference_types: ['txt2music'],
     info: {
-      limits: { min_duration: 10, max_duration: 300, min_steps: 8, max_steps: 8, min_guidance: 1, max_guidance: 1, min_bpm: 50, max_bpm: 200, output_formats: ['mp3'] },
+      limits: { min_duration: 10, max_duration: 300, min_steps: 8, max_steps: 8, min_guidance: 1, max_guidance: 1, min_bpm: 50, max_bpm: 200, output_formats: ['mp3', 'wav', 'flac'] },
       features: { supports_steps: false, supports_guidance: false },
       defaults: { duration: 30, steps: 8, guidance: 1, format: 'mp3' },
     },
@@ -260,7 +284,7 @@ export const MODEL_CATALOGUE: readonly ModelInfo[] = [
     slug: 'AceStep_1_5_XL_Turbo_INT8',
     inference_types: ['txt2music'],
     info: {
-      limits: { min_duration: 10, max_duration: 300, min_steps: 8, max_steps: 8, min_guidance: 1, max_guidance: 1, min_bpm: 50, max_bpm: 200, output_formats: ['mp3'] },
+      limits: { min_duration: 10, max_duration: 300, min_steps: 8, max_steps: 8, min_guidance: 1, max_guidance: 1, min_bpm: 50, max_bpm: 200, output_formats: ['mp3', 'wav', 'flac'] },
       features: { supports_steps: false, supports_guidance: false },
       defaults: { duration: 30, steps: 8, guidance: 1, format: 'mp3' },
     },
@@ -272,7 +296,7 @@ export const MODEL_CATALOGUE: readonly ModelInfo[] = [
     slug: 'AceStep_1_5_Base',
     inference_types: ['txt2music'],
     info: {
-      limits: { min_duration: 30, max_duration: 300, min_steps: 5, max_steps: 100, min_guidance: 3, max_guidance: 20, min_bpm: 50, max_bpm: 200, output_formats: ['mp3'] },
+      limits: { min_duration: 30, max_duration: 300, min_steps: 5, max_steps: 100, min_guidance: 3, max_guidance: 20, min_bpm: 50, max_bpm: 200, output_formats: ['mp3', 'wav', 'flac'] },
       features: { supports_steps: true, supports_guidance: true },
       defaults: { duration: 60, steps: 30, guidance: 7, format: 'mp3' },
     },

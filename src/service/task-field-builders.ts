@@ -130,6 +130,14 @@ export const platform: FieldSpec = {
   requires: 'duration_seconds',
   description: 'Source platform of a duration-only quote.',
 };
+/** `width` / `height` of an image price twin: the size of the image, to quote without uploading it. */
+export const quoteImageSide = (name: 'width' | 'height'): FieldSpec => ({
+  name,
+  type: 'integer',
+  min: 1,
+  max: 5000,
+  description: `Image ${name} in pixels, to quote without uploading the image (with the other side).`,
+});
 export const durationSeconds: FieldSpec = {
   name: 'duration_seconds',
   type: 'number',

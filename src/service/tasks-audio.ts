@@ -193,6 +193,8 @@ export const AUDIO_TASKS = [
     exactlyOneOf: [['source_url', 'source_file']],
     priceFields: [durationSeconds, platform],
     priceExactlyOneOf: [['source_url', 'source_file', 'duration_seconds']],
+    // include_ts changes the result, not the price (ts_level and diarize do).
+    priceOptional: ['include_ts'],
     inferenceTypes: ['audio2text', 'video2text', 'audio_file2text', 'video_file2text'],
     pool: 'audio/transcriptions',
     resultKind: 'text',
@@ -210,6 +212,8 @@ export const AUDIO_TASKS = [
           ...WEBHOOK_FIELDS,
         ],
         exactlyOneOf: [],
+        priceFields: [durationSeconds],
+        priceExactlyOneOf: [['audio', 'duration_seconds']],
         inferenceTypes: ['audio_file2text'],
       },
       {
@@ -223,6 +227,8 @@ export const AUDIO_TASKS = [
           ...WEBHOOK_FIELDS,
         ],
         exactlyOneOf: [],
+        priceFields: [durationSeconds],
+        priceExactlyOneOf: [['video', 'duration_seconds']],
         inferenceTypes: ['video_file2text'],
       },
       {
@@ -252,6 +258,8 @@ export const AUDIO_TASKS = [
           ...WEBHOOK_FIELDS,
         ],
         exactlyOneOf: [],
+        priceFields: [durationSeconds],
+        priceExactlyOneOf: [['audio_url', 'duration_seconds']],
         inferenceTypes: ['audio2text'],
       },
     ],

@@ -1,6 +1,6 @@
 // The image tasks of the catalogue, in the order of the v2 endpoint index.
 import { IMAGE_FILE, WEBHOOK_FIELDS } from './file-rules.js';
-import { model, prompt, negativePrompt, width, height, guidance, steps, seed, loras, quality, enhancePrompt, imageFile, returnResult, v1Same } from './task-field-builders.js';
+import { model, prompt, negativePrompt, width, height, guidance, steps, seed, loras, quality, enhancePrompt, imageFile, returnResult, v1Same, quoteImageSide } from './task-field-builders.js';
 import type { TaskSpec } from './types.js';
 
 export const IMAGE_TASKS = [
@@ -26,6 +26,7 @@ export const IMAGE_TASKS = [
     ],
     exactlyOneOf: [],
     priceFields: [],
+    priceOptional: ['prompt'],
     inferenceTypes: ['txt2img'],
     pool: 'images/generations',
     resultKind: 'image',
@@ -64,6 +65,9 @@ export const IMAGE_TASKS = [
     ],
     exactlyOneOf: [['image', 'images']],
     priceFields: [],
+    // The SDK quotes an edit as JSON without the image: the area comes from width/height, else the image.
+    priceOptional: ['prompt'],
+    priceSourceOptional: true,
     inferenceTypes: ['img2img'],
     pool: 'images/edits',
     resultKind: 'image',
@@ -86,7 +90,8 @@ export const IMAGE_TASKS = [
       ...WEBHOOK_FIELDS,
     ],
     exactlyOneOf: [],
-    priceFields: [],
+    priceFields: [quoteImageSide('width'), quoteImageSide('height')],
+    priceRequiredWithout: { image: ['width', 'height'] },
     inferenceTypes: ['img2txt'],
     pool: 'images/ocr',
     resultKind: 'text',
@@ -102,7 +107,8 @@ export const IMAGE_TASKS = [
     body: 'multipart',
     fields: [imageFile(), model(), ...WEBHOOK_FIELDS],
     exactlyOneOf: [],
-    priceFields: [],
+    priceFields: [quoteImageSide('width'), quoteImageSide('height')],
+    priceRequiredWithout: { image: ['width', 'height'] },
     inferenceTypes: ['img-rmbg'],
     pool: 'images/background-removals',
     resultKind: 'image',
@@ -118,7 +124,8 @@ export const IMAGE_TASKS = [
     body: 'multipart',
     fields: [imageFile(), model(), ...WEBHOOK_FIELDS],
     exactlyOneOf: [],
-    priceFields: [],
+    priceFields: [quoteImageSide('width'), quoteImageSide('height')],
+    priceRequiredWithout: { image: ['width', 'height'] },
     inferenceTypes: ['img-upscale'],
     pool: 'images/upscales',
     resultKind: 'image',

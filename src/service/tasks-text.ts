@@ -54,6 +54,8 @@ export const TEXT_TASKS = [
     exactlyOneOf: [],
     priceFields: [],
     priceOmits: ['image'],
+    // A flat price: the prompt and the booster type do not change it.
+    priceOptional: ['prompt', 'type'],
     inferenceTypes: [],
     pool: 'enhancement',
     resultKind: 'text',
@@ -66,7 +68,8 @@ export const TEXT_TASKS = [
         body: 'json',
         fields: [
           { name: 'prompt', type: 'string', required: true, minLength: 3, description: 'Text to optimise for speech.', accepts: ['text'] },
-          { name: 'lang_code', type: 'string', required: true, maxLength: 16, description: 'Language code.' },
+          // The spec does not mark it required, and deAPI's SDK leaves it out unless given.
+          { name: 'lang_code', type: 'string', maxLength: 16, description: 'Language code (optional).' },
         ],
         exactlyOneOf: [],
         sync: 'prompt',

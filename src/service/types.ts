@@ -126,6 +126,10 @@ export interface V1Endpoint {
   readonly errorsAsArray?: boolean;
   /** Inference types this path serves, when narrower than the task's. */
   readonly inferenceTypes?: readonly string[];
+  /** Fields its price twin takes beside `fields` (`duration_seconds` in place of the file). */
+  readonly priceFields?: readonly FieldSpec[];
+  /** Exactly-one-of groups of its price twin, when they differ from `exactlyOneOf`. */
+  readonly priceExactlyOneOf?: readonly (readonly string[])[];
 }
 
 /** One task: a v2 submission endpoint, its price twin, its v1 twins and its rules. */
@@ -146,6 +150,18 @@ export interface TaskSpec {
   readonly priceExactlyOneOf?: readonly (readonly string[])[];
   /** Fields the price twin ignores (files it does not need, webhooks). */
   readonly priceOmits?: readonly string[];
+  /** Fields the submission requires and its price twin does not: the price does not depend on them. */
+  readonly priceOptional?: readonly string[];
+  /**
+   * Price twin: a field required unless every listed field is given (an image file, unless
+   * `width` and `height` say its size). The file is then optional on the twin.
+   */
+  readonly priceRequiredWithout?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Price twin: its exactly-one-of groups become at-most-one; with no source at all the price
+   * falls back (0 for video upscale, as the public docs say; see the emulator's prices).
+   */
+  readonly priceSourceOptional?: boolean;
   /** Model `inference_types` that serve this task (any one is enough). */
   readonly inferenceTypes: readonly string[];
   /** The rate-limit pool a submission spends (shared with the v1 twins). */
