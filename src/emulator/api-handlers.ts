@@ -11,6 +11,7 @@ import { listModels } from './model-registry.js';
 import { paginate, readPageQuery } from './paginator.js';
 import { enhancePrompt } from './prompt-enhancer.js';
 import { priceMicros } from './prices.js';
+import { balanceBody, modelListBody } from './profile-shapes.js';
 import { type ApiResponse, errorResponse, jsonResponse, MESSAGES, validationResponse } from './responses.js';
 import type { EmulatorServices } from './services.js';
 import type { FieldErrors } from './types.js';
@@ -25,10 +26,12 @@ export async function answerApiRequest(request: ApiRequest, services: EmulatorSe
       return answerTask(request, services);
     case 'job-status':
       return answerJobStatus(request, services);
-    case 'models':
-      return jsonResponse(200, modelsEnvelope(request, services));
+    case 'models': {
+      const page = listModels(services.models, request.query, absolute(request, services));
+      return jsonResponse(200, modelListBody(page, services.config.profile));
+    }
     case 'balance':
-      return jsonResponse(200, { balance: services.account.balanceUsd() });
+      return jsonResponse(200, balanceBody(services.account.balanceUsd(), services.config.profile));
     case 'payments': {
       const payments = listPayments(services.config.payments, services.clock.now());
       return jsonResponse(200, paginate(payments, readPageQuery(request.query), absolute(request, services), request.query));
@@ -46,7 +49,10 @@ export async function answerApiRequest(request: ApiRequest, services: EmulatorSe
 
 async function answerTask(request: ApiRequest, services: EmulatorServices): Promise<ApiResponse> {
   const { endpoint, key } = request;
-  const result = await validateRequest(endpoint, request.body, services.models, { allowHttpWebhooks: services.config.webhooks.allow_http });
+  const result = await validateRequest(endpoint, request.body, services.models, {
+    allowHttpWebhooks: services.config.webhooks.allow_http,
+    allowPrivateHttpWebhooks: services.config.profile === 'live',
+  });
   if (!result.ok) return validationFailure(result.errors, endpoint.v1?.errorsAsArray === true);
   const micros = priceMicros(result.request);
   if (endpoint.kind === 'price') {
@@ -86,15 +92,6 @@ function answerJobStatus(request: ApiRequest, services: EmulatorServices): ApiRe
   const data = services.jobs.statusData(job);
   services.stats.count('polls');
   return jsonResponse(200, { data });
-}
-
-/**
- * The spec's `{ data: { data: [model] } }`, with `links` and `meta` both inside and at the
- * top so that clients reading either level find them.
- */
-function modelsEnvelope(request: ApiRequest, services: EmulatorServices): unknown {
-  const page = listModels(services.models, request.query, absolute(request, services));
-  return { data: page, links: page.links, meta: page.meta };
 }
 
 function absolute(request: ApiRequest, services: EmulatorServices): string {

@@ -1,12 +1,12 @@
 /**
- * The order every /api request goes through: route (404/405), body size (413), Accept (406),
+ * The order every /api request goes through: route (404/405, 410 for a retired one), body size (413), Accept (406),
  * faults, key (401), IP whitelist (403/429), role (403), body, rate limit (429), then the
  * endpoint's handler. 401s never reach the limiter; IP and role refusals are not counted
  * against the account; everything after the limiter carries its headers.
  */
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Endpoint, matchEndpoint } from '../service/index.js';
+import { type Endpoint, matchEndpoint, retiredSuccessor } from '../service/index.js';
 import type { ApiKey } from './auth.js';
 import { roleCovers } from './auth.js';
 import { BodyTooLargeError, MAX_BODY_BYTES, parseBody } from './body-parser.js';
@@ -14,7 +14,7 @@ import { type FaultPlan, NO_FAULTS } from './faults.js';
 import { normaliseAddress } from './ip-allow.js';
 import { formatRateLimitHeaders } from './rate-limiter.js';
 import { chooseBucket, ipRefusalRules } from './rate-policy.js';
-import { type ApiResponse, errorResponse, MESSAGES, methodNotAllowed, routeNotFound } from './responses.js';
+import { type ApiResponse, errorResponse, MESSAGES, methodNotAllowed, retiredRoute, routeNotFound } from './responses.js';
 import type { EmulatorServices } from './services.js';
 import type { ParsedBody } from './types.js';
 
@@ -54,6 +54,8 @@ export async function runApiPipeline(
 ): Promise<ApiOutcome> {
   const done = (response: ApiResponse | 'reset', faults = NO_FAULTS, body: ParsedBody | null = null): ApiOutcome => ({ response, faults, body });
   const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+  const successor = retiredSuccessor(path);
+  if (successor) return done(retiredRoute(path, successor));
   const match = matchEndpoint(method, path);
   if (!match) {
     const allowed = (['GET', 'POST'] as const).filter((m) => matchEndpoint(m, path));

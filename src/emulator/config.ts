@@ -15,6 +15,7 @@ import { MODEL_CATALOGUE } from '../service/index.js';
 import { type ConfigOrigin, type ConfigProblem, describeSchemaError, didYouMean, formatProblem, locate } from './config-diagnostics.js';
 import { isValidIpEntry } from './ip-allow.js';
 import { createRandom, randomHex } from './random.js';
+import { applyTier } from './rate-tiers.js';
 import type { EmulatorConfig, KeyConfig, RateConfig } from './types.js';
 
 type DeepPartial<T> = T extends readonly (infer U)[]
@@ -36,11 +37,21 @@ export type EmulatorConfigInput = DeepPartial<Omit<EmulatorConfig, 'keys' | 'rat
 type RateField = 'generation' | 'fallback' | 'quote' | 'enhancement' | 'jobs_status';
 type RateInput = Partial<RateConfig> & { readonly rpm: number };
 
+/** Top-level keys a caller may set over whatever the config says (the CLI's `--profile` and `--tier`). */
+export interface ConfigOverrides {
+  readonly profile?: EmulatorConfig['profile'];
+  readonly tier?: 'basic' | 'premium';
+}
+
 /**
  * Loads a config: a file path (YAML or JSON, relative to `cwd`), an object, or nothing for
- * the defaults. Throws a DeflowError `E_CONFIG_…` with a located message.
+ * the defaults; `overrides` replace those top-level keys. Throws a DeflowError `E_CONFIG_…`
+ * with a located message.
  */
-export async function loadEmulatorConfig(source?: string | EmulatorConfigInput, options: { cwd?: string } = {}): Promise<EmulatorConfig> {
+export async function loadEmulatorConfig(
+  source?: string | EmulatorConfigInput,
+  options: { cwd?: string; overrides?: ConfigOverrides } = {},
+): Promise<EmulatorConfig> {
   if (typeof source === 'string') {
     const path = resolve(options.cwd ?? process.cwd(), source);
     let text: string;
@@ -52,15 +63,21 @@ export async function loadEmulatorConfig(source?: string | EmulatorConfigInput, 
         details: { file: path },
       });
     }
-    return parseEmulatorConfig(text, source);
+    return parseEmulatorConfig(text, source, options.overrides);
   }
   // A JSON round trip drops `undefined` members, which a schema cannot describe.
   const raw: unknown = source === undefined ? {} : JSON.parse(JSON.stringify(source));
-  return resolveEmulatorConfig(raw, { file: 'emulator config' });
+  return resolveEmulatorConfig(withOverrides(raw, options.overrides), { file: 'emulator config' });
+}
+
+function withOverrides(raw: unknown, overrides: ConfigOverrides | undefined): unknown {
+  const set = Object.fromEntries(Object.entries(overrides ?? {}).filter(([, value]) => value !== undefined));
+  if (Object.keys(set).length === 0 || raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  return { ...raw, ...set };
 }
 
 /** Parses YAML or JSON text and resolves it. */
-export function parseEmulatorConfig(text: string, file: string): EmulatorConfig {
+export function parseEmulatorConfig(text: string, file: string, overrides?: ConfigOverrides): EmulatorConfig {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const syntax = document.errors[0];
@@ -71,11 +88,13 @@ export function parseEmulatorConfig(text: string, file: string): EmulatorConfig 
     throw new DeflowError('E_CONFIG_PARSE', `${where}: ${what}`, { details: { file } });
   }
   const raw: unknown = document.toJS() ?? {};
-  return resolveEmulatorConfig(raw, { file, document, lineCounter });
+  return resolveEmulatorConfig(withOverrides(raw, overrides), { file, document, lineCounter });
 }
 
 /** Validates a parsed config, fills in defaults and generated keys. */
 export function resolveEmulatorConfig(raw: unknown, origin: ConfigOrigin): EmulatorConfig {
+  // What the config itself says, before the schema fills in defaults.
+  const given = givenKeys(raw);
   const validate = compileSchema();
   const problems: ConfigProblem[] = [];
   if (!validate(raw)) {
@@ -88,7 +107,23 @@ export function resolveEmulatorConfig(raw: unknown, origin: ConfigOrigin): Emula
     const lines = sorted.map((p) => formatProblem(origin, p));
     throw new DeflowError('E_CONFIG_SCHEMA', lines[0] as string, { details: { file: origin.file, problems: lines } });
   }
-  return finish(raw as RawConfig);
+  return finish(raw as RawConfig, given);
+}
+
+/** The keys a config sets itself: those of `rate_limits`, and whether `webhooks.secret` is set. */
+interface GivenKeys {
+  readonly rateLimits: ReadonlySet<string>;
+  readonly webhookSecret: boolean;
+}
+
+function givenKeys(raw: unknown): GivenKeys {
+  const object = (value: unknown): Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  const root = object(raw);
+  return {
+    rateLimits: new Set(Object.keys(object(root.rate_limits))),
+    webhookSecret: Object.hasOwn(object(root.webhooks), 'secret'),
+  };
 }
 
 /** The config after the schema: defaults filled in, `keys` and key names still optional. */
@@ -97,10 +132,20 @@ type RawConfig = Omit<EmulatorConfig, 'keys'> & {
   keys?: (Omit<KeyConfig, 'name'> & { name?: string })[];
 };
 
-function finish(raw: RawConfig): EmulatorConfig {
+function finish(raw: RawConfig, given: GivenKeys): EmulatorConfig {
   const { $schema: _schema, keys, ...rest } = raw;
   const named = (keys ?? []).map((k, i) => ({ ...k, name: k.name ?? `key ${i + 1}` }));
-  return { ...rest, keys: named.length > 0 ? named : generateKeys(raw.seed) };
+  const rateLimits = rest.tier === null ? rest.rate_limits : applyTier(rest.rate_limits, rest.tier, given.rateLimits);
+  // The live profile signs deliveries as an account with a dashboard secret would; an explicit
+  // `secret: null` keeps them unsigned.
+  const generateSecret = rest.profile === 'live' && !given.webhookSecret;
+  const webhooks = generateSecret ? { ...rest.webhooks, secret: generateWebhookSecret(raw.seed) } : rest.webhooks;
+  return { ...rest, rate_limits: rateLimits, webhooks, keys: named.length > 0 ? named : generateKeys(raw.seed) };
+}
+
+/** The account-default webhook secret of the live profile, derived from the seed (64 hex characters). */
+function generateWebhookSecret(seed: number): string {
+  return `emu_whsec_${randomHex(createRandom(seed, 'webhook-secret'), 64)}`;
 }
 
 /** One admin and one api key, derived from the seed so a restart keeps them. */

@@ -1,9 +1,9 @@
 /**
  * Renders a job's result file from its plan, at download time: PNG (and JPEG / WebP alternate
- * formats) for images, MP3 or WAV for audio (flac / ogg requests get WAV), MP4 for video,
+ * formats) for images, MP3, FLAC or WAV for audio (ogg requests get WAV), MP4 for video,
  * text or JSON for transcripts, descriptions, OCR and embeddings.
  */
-import { makeJpeg, makeMp3, makeMp4, makePng, makeWav, makeWebp } from './media/index.js';
+import { makeFlac, makeJpeg, makeMp3, makeMp4, makePng, makeWav, makeWebp } from './media/index.js';
 import type { ResultPlan } from './result-plan.js';
 import { makeDescription, makeEmbeddings, makeOcr, makeTranscript } from './result-text.js';
 import type { ResultFile } from './types.js';
@@ -14,6 +14,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   webp: 'image/webp',
   mp3: 'audio/mpeg',
   wav: 'audio/wav',
+  flac: 'audio/flac',
   mp4: 'video/mp4',
   txt: 'text/plain; charset=utf-8',
   json: 'application/json',
@@ -68,7 +69,8 @@ function renderBody(plan: ResultPlan, seed: number, ext: string): Buffer {
       if (ext === 'webp') return makeWebp(plan.width, plan.height, [seed & 0xff, (seed >>> 8) & 0xff, (seed >>> 16) & 0xff]);
       return makePng({ width: plan.width, height: plan.height, seed, alpha: plan.alpha });
     case 'audio':
-      return plan.format === 'mp3' ? makeMp3(plan.seconds) : makeWav(plan.seconds, plan.sampleRate);
+      if (plan.format === 'mp3') return makeMp3(plan.seconds);
+      return plan.format === 'flac' ? makeFlac(plan.seconds, plan.sampleRate) : makeWav(plan.seconds, plan.sampleRate);
     case 'video':
       return makeMp4(plan);
     default:

@@ -57,6 +57,17 @@ export function routeNotFound(path: string): ApiResponse {
   return errorResponse(404, `The route ${path.replace(/^\/+/, '')} could not be found.`);
 }
 
+/**
+ * 410 Gone for a retired route, in the error envelope, with `Deprecation: true` and a `Link`
+ * to the endpoint that replaced it (public docs: the v1 prompt boosters).
+ */
+export function retiredRoute(path: string, successor: string): ApiResponse {
+  const route = path.replace(/^\/+/, '');
+  return errorResponse(410, `The route ${route} has been retired. Use POST ${successor} instead.`, {
+    headers: { Deprecation: 'true', Link: `<${successor}>; rel="successor-version"` },
+  });
+}
+
 /** 405 for a known path asked with the wrong method. */
 export function methodNotAllowed(method: string, path: string, allowed: readonly string[]): ApiResponse {
   const route = path.replace(/^\/+/, '');

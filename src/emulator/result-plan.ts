@@ -10,9 +10,12 @@ import { resolvePreset } from './prices.js';
 import { describeSource } from './request-source.js';
 import type { ResolvedRequest, ValidFile } from './types.js';
 
+/** Audio result formats: MP3, FLAC, and WAV (also served for `ogg`). */
+export type AudioFormat = 'mp3' | 'wav' | 'flac';
+
 export type ResultPlan =
   | { readonly kind: 'image'; readonly width: number; readonly height: number; readonly alpha: boolean }
-  | { readonly kind: 'audio'; readonly seconds: number; readonly format: 'mp3' | 'wav'; readonly sampleRate: number }
+  | { readonly kind: 'audio'; readonly seconds: number; readonly format: AudioFormat; readonly sampleRate: number }
   | { readonly kind: 'video'; readonly seconds: number; readonly width: number; readonly height: number; readonly fps: number; readonly audio: boolean }
   | {
       readonly kind: 'transcript';
@@ -68,7 +71,7 @@ export function planResult(request: ResolvedRequest): ResultPlan {
   const task = request.endpoint.task?.id;
   if (task === undefined) return { kind: 'none' };
   const source = describeSource(task, v, request.files);
-  const format = (f: unknown): 'mp3' | 'wav' => (f === 'mp3' || f === undefined ? 'mp3' : 'wav');
+  const format = (f: unknown): AudioFormat => (f === 'mp3' || f === undefined ? 'mp3' : f === 'flac' ? 'flac' : 'wav');
   switch (task) {
     case 'image.generate':
     case 'image.edit':

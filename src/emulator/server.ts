@@ -15,16 +15,19 @@ import type { EmulatorServices } from './services.js';
 
 /** An HTTP server answering as the service does. Not yet listening. */
 export function createEmulatorServer(services: EmulatorServices): Server {
-  const server = createServer((req, res) => {
-    handleRequest(req, res, services).catch((error: unknown) => {
-      services.onError(error);
-      if (!res.headersSent) void writeJson(req, res, errorResponse(500, MESSAGES.serverError), NO_FAULTS, services.clock);
-      else res.destroy();
-    });
-  });
+  const server = createServer((req, res) => handleEmulatorRequest(req, res, services));
   // Uploads of tens of MB on slow CI machines must not hit Node's default 300 s request timeout.
   server.requestTimeout = 0;
   return server;
+}
+
+/** Answers one request (the listener of the HTTP and the HTTPS server); a bug is answered 500. */
+export function handleEmulatorRequest(req: IncomingMessage, res: ServerResponse, services: EmulatorServices): void {
+  handleRequest(req, res, services).catch((error: unknown) => {
+    services.onError(error);
+    if (!res.headersSent) void writeJson(req, res, errorResponse(500, MESSAGES.serverError), NO_FAULTS, services.clock);
+    else res.destroy();
+  });
 }
 
 async function handleRequest(req: IncomingMessage, res: ServerResponse, services: EmulatorServices): Promise<void> {

@@ -3,6 +3,8 @@
  * instance of every part on a shared virtual clock and listens on loopback.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,19 +12,19 @@ import { type Clock, createVirtualClock } from '../common/index.js';
 import { DeflowError } from '../common/index.js';
 import { Account } from './account.js';
 import { KeyStore } from './auth.js';
-import { type EmulatorConfigInput, loadEmulatorConfig } from './config.js';
+import { type ConfigOverrides, type EmulatorConfigInput, loadEmulatorConfig } from './config.js';
 import { FaultInjector } from './faults.js';
 import { type EmulatorJobSummary, type EmulatorStats, StatsRecorder, summariseJob } from './introspection.js';
 import { JobStore } from './job-store.js';
 import { createModelRegistry } from './model-registry.js';
 import { createRandom } from './random.js';
 import { RateLimiter } from './rate-limiter.js';
-import { createEmulatorServer } from './server.js';
+import { createEmulatorServer, handleEmulatorRequest } from './server.js';
 import type { EmulatorServices } from './services.js';
 import type { EmulatorConfig, EmulatorRuntime } from './types.js';
 import { WebhookSender } from './webhook-sender.js';
 
-export type { EmulatorConfigInput } from './config.js';
+export type { ConfigOverrides, EmulatorConfigInput } from './config.js';
 export type { EmulatorJobSummary, EmulatorStats } from './introspection.js';
 export type { EmulatorConfig } from './types.js';
 
@@ -30,6 +32,10 @@ export type { EmulatorConfig } from './types.js';
 export interface StartEmulatorOptions {
   /** A config file path (YAML or JSON, relative to `cwd`) or a config object. Defaults apply to what is left out. */
   readonly config?: string | EmulatorConfigInput;
+  /** `profile` / `tier` set over the config's (the CLI's `--profile` and `--tier`). */
+  readonly overrides?: ConfigOverrides;
+  /** Serve HTTPS with this PEM certificate and key (for clients that insist on `https://`). @default plain HTTP */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
   /** @default '127.0.0.1' */
   readonly host?: string;
   /** 0 picks a free port. @default 0 */
@@ -44,7 +50,7 @@ export interface StartEmulatorOptions {
 
 /** A listening emulator. */
 export interface RunningEmulator {
-  /** Base URL, `http://127.0.0.1:PORT`. */
+  /** Base URL, `http://127.0.0.1:PORT` (`https://…` with `tls`). */
   readonly url: string;
   readonly host: string;
   readonly port: number;
@@ -64,7 +70,10 @@ export interface RunningEmulator {
 
 /** Starts an emulator. Throws a DeflowError on a bad config (`E_CONFIG_…`) or a busy port. */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
-  const config = await loadEmulatorConfig(options.config, options.cwd === undefined ? {} : { cwd: options.cwd });
+  const config = await loadEmulatorConfig(options.config, {
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.overrides === undefined ? {} : { overrides: options.overrides }),
+  });
   const host = options.host ?? '127.0.0.1';
   const clock = options.clock ?? createVirtualClock({ timeScale: config.time_scale });
   let url = '';
@@ -89,7 +98,15 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     baseUrl: () => url,
     onError: options.onError ?? ((error) => process.stderr.write(`deflow emulator: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)),
   };
-  const server = createEmulatorServer(services);
+  let server: HttpServer | HttpsServer;
+  try {
+    server = options.tls ? createTlsServer(options.tls, services) : createEmulatorServer(services);
+  } catch (error) {
+    jobs.close();
+    webhooks.close();
+    await rm(tempDir, { recursive: true, force: true });
+    throw error;
+  }
   const requestedPort = options.port ?? 0;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -106,7 +123,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     throw listenError(error, host, requestedPort);
   }
   const port = (server.address() as AddressInfo).port;
-  url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  url = `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const firstActive = (role: 'admin' | 'api'): string => config.keys.find((k) => k.role === role && k.status === 'active')?.secret ?? '';
   let closing: Promise<void> | undefined;
   return {
@@ -130,6 +147,18 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       return closing;
     },
   };
+}
+
+/** An HTTPS server answering as {@link createEmulatorServer} does; a bad certificate or key is a usage error. */
+function createTlsServer(tls: NonNullable<StartEmulatorOptions['tls']>, services: EmulatorServices): HttpsServer {
+  let server: HttpsServer;
+  try {
+    server = createHttpsServer({ cert: tls.cert, key: tls.key }, (req, res) => handleEmulatorRequest(req, res, services));
+  } catch (error) {
+    throw new DeflowError('E_USAGE_TLS', `cannot serve HTTPS: the certificate or key is not usable (${(error as Error).message})`, { cause: error });
+  }
+  server.requestTimeout = 0;
+  return server;
 }
 
 function listenError(error: unknown, host: string, port: number): DeflowError {

@@ -72,6 +72,8 @@ export interface ModelRegistry {
 export interface ValidationOptions {
   /** Accept `http:` webhook URLs (for local receivers in tests). The spec says HTTPS only. @default false */
   readonly allowHttpWebhooks: boolean;
+  /** Accept `http:` webhook URLs whose host is a loopback or private address (the `live` profile). @default false */
+  readonly allowPrivateHttpWebhooks?: boolean;
 }
 
 /** A job as the emulator stores it. */
@@ -131,8 +133,19 @@ export interface RateConfig {
   readonly rpd: number | null;
 }
 
+/**
+ * Which answers the emulator gives where the written contract and the live service differ:
+ * `spec` answers as spec/service-interface.md says; `live` as the live service and its
+ * public clients do (see profile-shapes.ts).
+ */
+export type EmulatorProfile = 'spec' | 'live';
+
 /** The emulator's whole configuration, defaults applied (schemas/emulator.schema.json). */
 export interface EmulatorConfig {
+  /** @default 'spec' */
+  readonly profile: EmulatorProfile;
+  /** A published rate-limit tier the rates start from (rate-tiers.ts), or null for the emulator's defaults. @default null */
+  readonly tier: 'basic' | 'premium' | null;
   /** Virtual seconds per real second. @default 1 */
   readonly time_scale: number;
   /** Account balance in USD. @default 100 */
@@ -193,7 +206,10 @@ export interface FaultsConfig {
 }
 
 export interface WebhooksConfig {
-  /** The account-default signing secret, or null (deliveries unsigned unless the request has one). */
+  /**
+   * The account-default signing secret, or null (deliveries unsigned unless the request has
+   * one). The `live` profile generates one from the seed when the config leaves it out.
+   */
   readonly secret: string | null;
   /** Accept and deliver to `http:` URLs (local receivers in tests). Spec: HTTPS only. @default false */
   readonly allow_http: boolean;

@@ -11,7 +11,7 @@ import { modelDefault } from './model-limits.js';
 import type { FieldErrors, ModelRegistry, ParsedBody, ValidationOptions, ValidationResult, ValidFile } from './types.js';
 import { checkFileField } from './validate-files.js';
 import { checkTaskRules } from './validate-task-rules.js';
-import { checkFixedRules, checkModelLimits, coerceField } from './validate-value.js';
+import { checkFixedRules, checkModelLimits, checkWebhookHosts, coerceField } from './validate-value.js';
 
 const isFileField = (field: FieldSpec): boolean => field.type === 'file' || field.type === 'files';
 
@@ -119,6 +119,7 @@ export async function validateRequest(
     values[field.name] = coerced.value;
   }
   await Promise.all(fileChecks);
+  for (const [field, message] of Object.entries(await checkWebhookHosts(fields, values, options))) addError(errors, field, message);
   checkTaskRules({ endpoint, fields, groups, present, values, files, model }, errors);
   if (Object.keys(errors).length > 0) return { ok: false, errors: orderErrors(errors, fields) };
   return { ok: true, request: { endpoint, model, values, files } };

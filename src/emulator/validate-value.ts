@@ -17,6 +17,7 @@ import { MESSAGES } from './error-messages.js';
 import { featureFlag, limitList, limitNumber } from './model-limits.js';
 import type { ValidationOptions } from './types.js';
 import { parseHttpUrl } from './url-media.js';
+import { isPrivateHost } from './webhook-host.js';
 
 /** The coerced value, or the type message. */
 export function coerceField(field: FieldSpec, raw: unknown): Coerced<unknown> & { message?: string } {
@@ -59,7 +60,10 @@ export function checkFixedRules(field: FieldSpec, value: unknown, options: Valid
     if (field.url) {
       const url = parseHttpUrl(value);
       if (!url) out.push(MESSAGES.url(n));
-      else if (field.https && url.protocol !== 'https:' && !options.allowHttpWebhooks) out.push(MESSAGES.https(n));
+      // With allowPrivateHttpWebhooks the host is checked afterwards (checkWebhookHosts, it may need DNS).
+      else if (field.https && url.protocol !== 'https:' && !options.allowHttpWebhooks && !options.allowPrivateHttpWebhooks) {
+        out.push(MESSAGES.https(n));
+      }
     }
   }
   if (Array.isArray(value) && field.maxItems !== undefined && value.length > field.maxItems) {
@@ -67,6 +71,26 @@ export function checkFixedRules(field: FieldSpec, value: unknown, options: Valid
   }
   if (field.enum && (typeof value === 'string' || typeof value === 'number') && !field.enum.includes(value)) {
     out.push(MESSAGES.enum(n));
+  }
+  return out;
+}
+
+/**
+ * With `allowPrivateHttpWebhooks` (and not `allowHttpWebhooks`): the HTTPS message for every
+ * `http:` value of an HTTPS-only field whose host is not loopback or private.
+ */
+export async function checkWebhookHosts(
+  fields: readonly FieldSpec[],
+  values: Readonly<Record<string, unknown>>,
+  options: ValidationOptions,
+): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  if (options.allowHttpWebhooks || !options.allowPrivateHttpWebhooks) return out;
+  for (const field of fields) {
+    const value = values[field.name];
+    if (!field.https || typeof value !== 'string') continue;
+    const url = parseHttpUrl(value);
+    if (url && url.protocol === 'http:' && !(await isPrivateHost(url.hostname))) out[field.name] = MESSAGES.https(field.name);
   }
   return out;
 }

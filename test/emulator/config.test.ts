@@ -30,9 +30,11 @@ async function failure(source: Parameters<typeof loadEmulatorConfig>[0]): Promis
 }
 
 describe('defaults', () => {
-  it('an empty config resolves to the spec-exact defaults', async () => {
+  it('an empty config resolves to the spec profile, no tier and the permissive demo rates', async () => {
     const { keys, ...config } = await loadEmulatorConfig({});
     expect(config).toEqual({
+      profile: 'spec',
+      tier: null,
       time_scale: 1,
       balance: 100,
       seed: 1,

@@ -1,3 +1,4 @@
+export { makeFlac } from './flac.js';
 export { makeJpeg } from './jpeg.js';
 export { makeMp3 } from './mp3.js';
 export { type Mp4Options, makeMp4 } from './mp4.js';
