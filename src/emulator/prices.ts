@@ -16,10 +16,10 @@
  * | image.upscale           | 0.0005 + 6e-9 × pixels × scale² (scale = model max_scale, default 2)         |
  * | video.generate /        | 0.001737 × ((frames / fps) / 2) × (w·h / 256²) × factor; factor              |
  * | animate / audio-sync    | Ltxv_13B… 1.0, Ltx2_3_22B… 1.5, Ltx2_19B… 1.2, MiniMaxH3… 3.0, others 1      |
- * | video.replace           | 0.006 × video seconds (the twin takes `duration_seconds` instead)            |
+ * | video.replace           | 0.006 × video seconds (the twin takes `duration` instead of the file)        |
  * | video.upscale           | 0.002 × seconds × scale (request scale, else model default, else 4 for       |
  * |                         | *_x4 and 2 otherwise); the twin takes `duration`; neither file nor duration → 0 |
- * | video.remove-background | 0.0015 × seconds; the twin takes `duration_seconds`; neither → 0            |
+ * | video.remove-background | 0.0015 × seconds; the twin takes `duration`; neither file nor duration → 0  |
  * | video.describe          | seconds × (0.36 / 3600) × preset (fast 1, balanced 3, detail 7; default      |
  * |                         | balanced, or the cheapest offered) + 0.005 include_metadata on a URL source  |
  * | audio.speech            | characters × 0.77e-6 / speed (characters = code points of text, or count_text) |

@@ -21,6 +21,8 @@ const URL_FIELDS = ['source_url', 'video_url', 'audio_url'];
 const FILE_FIELDS = ['source_file', 'video_file', 'audio', 'video'];
 /** Media tasks whose price and duration follow the source length. */
 const SOURCE_TASKS = new Set(['audio.transcribe', 'video.describe', 'video.replace', 'video.upscale', 'video.remove-background']);
+/** Video twins that take `duration` (public docs, SDK) where the others take `duration_seconds`. */
+const DURATION_TWINS = new Set(['video.replace', 'video.upscale', 'video.remove-background']);
 
 /**
  * Seconds of an uploaded file. When the container gave no duration, estimate from the size
@@ -50,7 +52,7 @@ export function describeSource(
     const file = files[field]?.[0];
     if (file) return { kind: 'file', field, seconds: fileSeconds(file), platform: null, url: null, file };
   }
-  const durationField = taskId === 'video.upscale' ? 'duration' : 'duration_seconds';
+  const durationField = DURATION_TWINS.has(taskId) ? 'duration' : 'duration_seconds';
   const seconds = values[durationField];
   if (typeof seconds === 'number') {
     const platform = typeof values['platform'] === 'string' ? (values['platform'] as SourcePlatform) : null;

@@ -138,6 +138,14 @@ export const quoteImageSide = (name: 'width' | 'height'): FieldSpec => ({
   max: 5000,
   description: `Image ${name} in pixels, to quote without uploading the image (with the other side).`,
 });
+/** `duration` of a video twin (upscale, replacement, background removal), as the public docs and SDK name it. */
+export const quoteDuration: FieldSpec = {
+  name: 'duration',
+  type: 'number',
+  min: 0,
+  max: 36_000,
+  description: 'Video length in seconds, to quote without the file.',
+};
 export const durationSeconds: FieldSpec = {
   name: 'duration_seconds',
   type: 'number',

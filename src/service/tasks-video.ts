@@ -1,6 +1,6 @@
 // The video tasks of the catalogue, in the order of the v2 endpoint index.
 import { DESCRIBE_VIDEO_FILE, SYNC_AUDIO_FILE, VIDEO_FILE, WEBHOOK_FIELDS } from './file-rules.js';
-import { V1, model, prompt, negativePrompt, width, height, guidance, steps, seed, frames, fps, enhancePrompt, imageFile, returnResult, includeMetadata, platform, durationSeconds, v1Same } from './task-field-builders.js';
+import { V1, model, prompt, negativePrompt, width, height, guidance, steps, seed, frames, fps, enhancePrompt, imageFile, returnResult, includeMetadata, platform, durationSeconds, quoteDuration, v1Same } from './task-field-builders.js';
 import type { TaskSpec } from './types.js';
 
 export const VIDEO_TASKS = [
@@ -118,8 +118,8 @@ export const VIDEO_TASKS = [
       ...WEBHOOK_FIELDS,
     ],
     exactlyOneOf: [],
-    priceFields: [durationSeconds],
-    priceExactlyOneOf: [['video', 'duration_seconds']],
+    priceFields: [quoteDuration],
+    priceExactlyOneOf: [['video', 'duration']],
     // The price is per second of video: the reference image does not change it.
     priceOmits: ['ref_image'],
     inferenceTypes: ['video-replace'],
@@ -149,9 +149,7 @@ export const VIDEO_TASKS = [
       ...WEBHOOK_FIELDS,
     ],
     exactlyOneOf: [],
-    priceFields: [
-      { name: 'duration', type: 'number', min: 0, max: 36_000, description: 'Video length in seconds, to quote without the file.' },
-    ],
+    priceFields: [quoteDuration],
     priceExactlyOneOf: [['video', 'duration']],
     // Public docs: the twin "needs duration (else price: 0)".
     priceSourceOptional: true,
@@ -212,8 +210,8 @@ export const VIDEO_TASKS = [
       ...WEBHOOK_FIELDS,
     ],
     exactlyOneOf: [],
-    priceFields: [durationSeconds],
-    priceExactlyOneOf: [['video', 'duration_seconds']],
+    priceFields: [quoteDuration],
+    priceExactlyOneOf: [['video', 'duration']],
     // As video upscale (INF): with neither the file nor its length the quote is 0.
     priceSourceOptional: true,
     inferenceTypes: ['vid-rmbg'],
