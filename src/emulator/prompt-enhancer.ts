@@ -35,7 +35,8 @@ function forSpeech(text: string): string {
 export function enhancePrompt(request: ResolvedRequest): { prompt: string; negative_prompt: string | null } {
   const v = request.values;
   const prompt = typeof v['prompt'] === 'string' ? v['prompt'] : '';
-  if (v['lang_code'] !== undefined) return { prompt: forSpeech(prompt), negative_prompt: null };
+  // The v1 speech booster (lang_code is optional there, so the route decides).
+  if (request.endpoint.v1?.sync === 'prompt') return { prompt: forSpeech(prompt), negative_prompt: null };
   const type = typeof v['type'] === 'string' ? v['type'] : 'images.generations';
   const negative = typeof v['negative_prompt'] === 'string' ? withTail(v['negative_prompt'], NEGATIVE_TAIL) : null;
   return { prompt: withTail(prompt, TAILS[type] ?? TAILS['images.generations'] ?? ''), negative_prompt: negative };

@@ -58,9 +58,7 @@ function checkExactlyOneOf(input: RuleInput, errors: FieldErrors): void {
 /** Laravel's `required_without`: a twin's image unless both `width` and `height` are given. */
 function checkRequiredWithout(input: RuleInput, errors: FieldErrors): void {
   for (const [field, others] of Object.entries(endpointRequiredWithout(input.endpoint))) {
-    if (input.present(field)) continue;
-    const missing = others.filter((o) => !input.present(o));
-    if (missing.length > 0) addError(errors, field, MESSAGES.requiredWithout(field, missing));
+    if (!input.present(field) && others.some((o) => !input.present(o))) addError(errors, field, MESSAGES.requiredWithout(field, others));
   }
 }
 

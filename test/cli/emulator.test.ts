@@ -77,4 +77,27 @@ describe('deflow emulator', () => {
     expect(await runCli(['emulator', '--port', 'eighty'], io)).toBe(2);
     expect(io.stderrText()).toContain('--port');
   });
+
+  it('--profile live and --tier basic override the config: data.balance, the published limits, and the webhook secret printed', async () => {
+    await writeFile(join(dir, 'plain.yaml'), 'keys:\n  - { secret: "cli-live-key-0123456789", role: api, name: "live" }\nprofile: spec\n');
+    const io = createFakeCliIO(dir);
+    const exit = runCli(['emulator', '--port', '0', '--config', 'plain.yaml', '--profile', 'live', '--tier', 'basic'], io);
+    const out = await io.waitForStdout('webhook secret');
+    expect(out).toMatch(/\n {2}webhook secret: emu_whsec_[0-9a-f]{64} {2}\(account default; signs deliveries without a webhook_secret\)\n$/);
+    const url = /listening on (\S+)/.exec(out)?.[1] ?? '';
+    const balance = await call({ url }, 'GET', '/api/v2/account/balance', { key: 'cli-live-key-0123456789' });
+    expect(balance.body).toEqual({ balance: 100, data: { balance: 100 } });
+    const poll = await call({ url }, 'GET', '/api/v2/jobs/unknown', { key: 'cli-live-key-0123456789' });
+    expect(poll.headers['x-ratelimit-daily-limit']).toBe('200');
+    io.interrupt();
+    expect(await exit).toBe(0);
+  });
+
+  it('a profile or tier outside the choices, or --tls-cert without --tls-key, is a usage error (exit 2)', async () => {
+    for (const args of [['--profile', 'prod'], ['--tier', 'gold'], ['--tls-cert', 'cert.pem']]) {
+      const io = createFakeCliIO(dir);
+      expect(await runCli(['emulator', '--port', '0', ...args], io), args.join(' ')).toBe(2);
+      expect(io.stderrText()).toContain(args[0]);
+    }
+  });
 });
