@@ -74,7 +74,7 @@ export function tierRates(tier: RateTier): TierRates {
 export function applyTier(limits: Limits, tier: RateTier, explicit: ReadonlySet<string>): Limits {
   const rates = tierRates(tier);
   const pick = <K extends 'generation' | 'fallback' | 'quote' | 'enhancement' | 'jobs_status'>(key: K): Limits[K] =>
-    explicit.has(key) || rates[key] === undefined ? limits[key] : (rates[key] as Limits[K]);
+    explicit.has(key) || rates[key] === undefined ? limits[key] : rates[key];
   return {
     ...limits,
     generation: pick('generation'),
