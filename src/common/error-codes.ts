@@ -38,6 +38,7 @@ export const ERROR_EXIT_CODES = {
   E_USAGE_PORT: EXIT.usage,
   E_USAGE_RUN_ID: EXIT.usage,
   E_USAGE_TASK: EXIT.usage,
+  E_USAGE_TLS: EXIT.usage,
   E_USAGE_V1: EXIT.usage,
   E_USAGE_WEBHOOK_LISTEN: EXIT.usage,
   E_USAGE_WEBHOOK_URL: EXIT.usage,
