@@ -168,14 +168,14 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     printTable(
       ['quote', 'price requests', 'virtual s', 'of which requests', 'total point $', 'exact $', 'estimated $'],
       [
-        ['deflow', quote.price_requests, round(virtualS, 1), round(requestSpanS, 1), round(quote.total.exact + quote.total.estimated, 6), round(quote.total.exact, 6), round(quote.total.estimated, 6)],
+        ['deflow', quote.price_requests, round(virtualS, 1), round(requestSpanS, 1), round(quote.total.point, 6), round(quote.total.exact, 6), round(quote.total.estimated.point, 6)],
         ['naive', naive.requests, round(naive.virtualS, 1), round(naive.virtualS, 1), round(naive.total, 6), '', ''],
       ],
     );
     process.stdout.write(
       `classes ${classes} (target ≤ ${classes * 4} requests); exact part off by $${figures.exactError}; fitted part off by ${figures.fittedErrorPct}% ` +
         `(worst item ${figures.worstFittedPct}%); transcription total $${round(figures.truthTotal, 6)} vs quoted $${round(figures.quotedTranscribe, 6)}; ` +
-        `speech estimate $${round(quote.steps[1]!.subtotal.estimated, 6)} (range $${round(quote.steps[1]!.subtotal.low, 6)}–$${round(quote.steps[1]!.subtotal.high, 6)}); real ${round(realMs, 0)} ms\n`,
+        `speech estimate $${round(quote.steps[1]!.subtotal.estimated.point, 6)} (range $${round(quote.steps[1]!.subtotal.low, 6)}–$${round(quote.steps[1]!.subtotal.high, 6)}); real ${round(realMs, 0)} ms\n`,
     );
     return {
       n: w.n,
@@ -193,7 +193,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       exact_items: figures.exactItems,
       fitted_items: figures.fittedItems,
       estimated_items: quote.steps[1]!.counts.estimated,
-      total_point: round(quote.total.exact + quote.total.estimated, 6),
+      total_point: round(quote.total.point, 6),
       total_low: quote.total.low,
       total_high: quote.total.high,
       naive_price_requests: naive.requests,

@@ -1,7 +1,10 @@
 /**
  * `deflow quote WORKFLOW`: the cost of every job the workflow would submit, before anything is
- * spent (price twins only; nothing is submitted). Exit 0 within budget, 4 over `--max-cost` /
- * `budget.max_cost` or over the balance, 2 for an invalid workflow or option.
+ * spent (price twins only; nothing is submitted). Exit 0 within budget; 4 when the high end is
+ * over `--max-cost` / `budget.max_cost`, when items have no price under a budget (unless
+ * `--allow-unpriced`), or when the point is over the balance; 1 when prices could not be
+ * obtained (the service unreachable, the key refused, the price pool exhausted), naming the
+ * cause; 2 for an invalid workflow or option.
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -31,6 +34,7 @@ interface QuoteFlags extends ServiceOptionValues {
   readonly inputs?: string;
   readonly format: string;
   readonly maxCost?: string;
+  readonly allowUnpriced?: boolean;
   readonly compareTo?: string;
   readonly output?: string;
   readonly stateDir?: string;
@@ -52,7 +56,8 @@ export function registerQuoteCommand(program: Command, io: CliIO, wrap: ActionWr
       .argument('<workflow>', 'workflow file (YAML)'),
   )
     .option('--format <format>', `output: ${FORMATS.join(', ')}`, 'table')
-    .option('--max-cost <usd>', "budget in USD (overrides the workflow's budget.max_cost); exit 4 when the quote is above it")
+    .option('--max-cost <usd>', "budget in USD (overrides the workflow's budget.max_cost); exit 4 when the quote's high end is above it or items have no price")
+    .option('--allow-unpriced', 'items with no price do not fail the budget (a run holds each against the cap just before sending it)')
     .option('--compare-to <file>', 'show the change against an earlier `--format json` quote')
     .option('--output <file>', 'also write the JSON quote to this file')
     .option('--state-dir <dir>', 'state folder holding the quote cache (default: .deflow beside the workflow)')
@@ -94,6 +99,7 @@ async function runQuote(file: string, flags: QuoteFlags, io: CliIO): Promise<num
       clock: client.clock,
       cache,
       maxCost,
+      allowUnpriced: flags.allowUnpriced === true,
       maxPriceRequests,
       fitThreshold,
       signal: abort.signal,
@@ -101,8 +107,25 @@ async function runQuote(file: string, flags: QuoteFlags, io: CliIO): Promise<num
     const comparison: QuoteComparison | undefined = previous && flags.compareTo ? compareQuotes(previous, quote, flags.compareTo) : undefined;
     if (flags.output !== undefined) await writeChunksAtomic(resolvePath(io, flags.output), [`${JSON.stringify(quote, null, 2)}\n`]);
     io.stdout.write(render(quote, format, comparison));
-    return quote.over_budget || quote.over_balance ? EXIT.overBudget : EXIT.ok;
+    return exitFor(quote, io);
   });
+}
+
+/** The exit code of a quote's verdict; the cause on stderr when it is not 0. */
+function exitFor(quote: Quote, io: CliIO): number {
+  switch (quote.verdict) {
+    case 'within':
+    case 'no-budget':
+      return EXIT.ok;
+    case 'unavailable':
+      io.stderr.write(`deflow: cannot price the workflow: ${quote.prices_unavailable?.message ?? quote.verdict_reason}; no budget verdict was reached\n`);
+      return EXIT.failed;
+    case 'over-budget':
+    case 'unpriced':
+    case 'over-balance':
+      io.stderr.write(`deflow: ${quote.verdict}: ${quote.verdict_reason}\n`);
+      return EXIT.overBudget;
+  }
 }
 
 function render(quote: Quote, format: (typeof FORMATS)[number], comparison: QuoteComparison | undefined): string {

@@ -23,7 +23,7 @@ import { type DurableRun, openDurableRun } from '../engine/index.js';
 import { runOpened } from '../engine/index.js';
 import type { RunOutcome } from '../engine/index.js';
 import { assertRunId, resolveStateDir, stateLayout } from '../engine/index.js';
-import { renderQuoteTable } from '../report/index.js';
+import { formatCost, renderQuoteTable, writeChunksAtomic } from '../report/index.js';
 import { createReporters } from '../report/index.js';
 import { formatErrors, formatWarnings } from '../workflow/index.js';
 import { formatPlan } from '../workflow/index.js';
@@ -44,6 +44,7 @@ interface RunFlags extends RunSessionOptions {
   readonly inputs?: string;
   readonly concurrency?: string;
   readonly maxCost?: string;
+  readonly allowUnpriced?: boolean;
   readonly dryRun?: boolean;
   readonly json?: boolean;
   readonly report?: string;
@@ -71,7 +72,8 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
       .argument('<workflow>', 'workflow file (YAML)'),
   )
     .option('--concurrency <n>', 'most jobs in flight at once (default: derived from the learned rate limits)')
-    .option('--max-cost <usd>', "budget in USD (overrides the workflow's budget.max_cost): quote first, refuse above it, never spend past it")
+    .option('--max-cost <usd>', "budget in USD (overrides the workflow's budget.max_cost): quote first, refuse when the high end is above it, never spend past it")
+    .option('--allow-unpriced', 'with a budget: run items the quote could not price, each priced and held against the cap just before it is sent')
     .option('--dry-run', 'validate, expand and quote; submit nothing')
     .option('--json', 'stream NDJSON events on stdout (human text stays on stderr)')
     .option('--report <file>', 'write the run report (JSON) to this file')
@@ -125,6 +127,7 @@ async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<num
         clock: client.clock,
         cache: await openQuoteCache({ stateDir, scope: client.baseUrl, clock: client.clock }),
         maxCost: budget,
+        allowUnpriced: flags.allowUnpriced === true,
         onEvent,
       });
     if (flags.dryRun) return await dryRun(io, flags, graph, await quote(), validation.plan);
@@ -141,8 +144,18 @@ async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<num
       stateDir,
       inputs: inputs.values,
       cwd: io.cwd,
-      extra: [...(flags.output === undefined ? [] : ['--output', flags.output]), ...(maxCost === undefined ? [] : ['--max-cost', String(maxCost)])],
+      extra: [
+        ...(flags.output === undefined ? [] : ['--output', flags.output]),
+        ...(maxCost === undefined ? [] : ['--max-cost', String(maxCost)]),
+        ...(flags.allowUnpriced ? ['--allow-unpriced'] : []),
+      ],
     });
+    // The run's quote stays beside its journal, so `deflow status` can show quoted against actual.
+    const quoteAndKeep = async (onEvent: RunEventSink): Promise<Quote> => {
+      const made = await quote(onEvent);
+      await writeChunksAtomic(join(durable.paths.dir, 'quote.json'), [`${JSON.stringify(made)}\n`]).catch(() => {});
+      return made;
+    };
     // Every run leaves its report on disk: --report, else the run's folder in the state folder.
     const reportPath = flags.report ?? join(durable.paths.dir, 'report.json');
     const reporters = createReporters(io, {
@@ -160,7 +173,7 @@ async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<num
         client,
         stateDir,
         onEvent: reporters.sink,
-        ...(budget === null ? {} : { quote, maxCost: budget }),
+        ...(budget === null ? {} : { quote: quoteAndKeep, maxCost: budget, allowUnpriced: flags.allowUnpriced === true }),
         concurrency,
         interrupted: io.interrupted,
         useCache: flags.cache !== false,
@@ -173,6 +186,22 @@ async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<num
       });
     }
     printSummary(io, { ...flags, report: reportPath }, graph, outcome, session);
+    if (outcome.status === 'over-budget' && !fresh) {
+      const unpriced = outcome.budget?.verdict === 'unpriced' && outcome.budget.refused === null;
+      io.stderr.write(`${unpriced ? 'run the unpriced items under per-job reservations' : 'resume with a higher cap'}: ${formatResumeCommand({
+        workflow: graph.workflow.file,
+        runId: durable.runId,
+        stateDir,
+        inputs: inputs.values,
+        cwd: io.cwd,
+        extra: [
+          ...(flags.output === undefined ? [] : ['--output', flags.output]),
+          '--max-cost',
+          String(unpriced ? (outcome.budget?.maxCost ?? 0) : suggestCap(outcome)),
+          ...(flags.allowUnpriced || unpriced ? ['--allow-unpriced'] : []),
+        ],
+      })}\n`);
+    }
     // The renderers print it too, unless --quiet silenced them: a resumable run must say how.
     if (flags.quiet && resumeCommand !== null && (outcome.status === 'interrupted' || outcome.status === 'daily-limit')) io.stderr.write(`resume with: ${resumeCommand}\n`);
     return outcome.exitCode;
@@ -189,7 +218,21 @@ async function dryRun(io: CliIO, flags: RunFlags, graph: JobGraph, quote: Quote,
     io.stdout.write(renderQuoteTable(quote));
     io.stderr.write(`dry run: nothing was submitted (${graph.nodeCount} jobs planned)\n`);
   }
-  return quote.over_budget ? EXIT.overBudget : EXIT.ok;
+  if (quote.prices_unavailable) {
+    io.stderr.write(`deflow: cannot price the workflow: ${quote.prices_unavailable.message}\n`);
+    return EXIT.failed;
+  }
+  return quote.verdict === 'over-budget' || quote.verdict === 'unpriced' ? EXIT.overBudget : EXIT.ok;
+}
+
+/** A cap that lets the rest of the run go: the quote's high end for the whole run, or what was about to be held. */
+function suggestCap(outcome: RunOutcome): number {
+  const refused = outcome.budget?.refused;
+  const atRefusal = refused ? outcome.spent + refused.reserved + refused.amount : 0;
+  const quoted = outcome.quote ? outcome.quote.total.high : 0;
+  const cap = Math.max(atRefusal, quoted, outcome.budget?.maxCost ?? 0);
+  const step = cap >= 0.01 ? 100 : 10_000;
+  return Math.ceil(cap * step * (1 + 1e-9)) / step;
 }
 
 function printSummary(io: CliIO, flags: RunFlags, graph: JobGraph, outcome: RunOutcome, session: RunSession): void {
@@ -212,9 +255,7 @@ function printSummary(io: CliIO, flags: RunFlags, graph: JobGraph, outcome: RunO
         '`deflow status` lists them, --resubmit-unknown submits them knowingly',
     );
   }
-  if (outcome.status === 'over-budget' && outcome.quote?.over_budget) {
-    lines.push(`refused to start: the quote ($${(outcome.quote.total.exact + outcome.quote.total.estimated).toFixed(4)}) is above the budget ($${outcome.quote.max_cost})`);
-  }
+  lines.push(...budgetLines(outcome));
   const { pending, running } = outcome.counts;
   if (outcome.status !== 'done' && outcome.status !== 'failed' && pending > 0) {
     const where = flags.report ? `their request ids are in ${flags.report}` : 'their request ids are in the item-submitted events (--json, --report)';
@@ -222,6 +263,23 @@ function printSummary(io: CliIO, flags: RunFlags, graph: JobGraph, outcome: RunO
     lines.push(`stopped (${outcome.status}): ${pending - running} item(s) not started${still}`);
   }
   if (lines.length > 0) io.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/** Why an over-budget run stopped: the gate before it started, or the submission the cap refused. */
+function budgetLines(outcome: RunOutcome): string[] {
+  const budget = outcome.budget;
+  if (outcome.status !== 'over-budget' || budget === null) return [];
+  const cap = formatCost(budget.maxCost);
+  const refused = budget.refused;
+  if (refused === null) return [`over budget: refused to start, nothing was submitted: ${budget.reason ?? `the quote is above the cap of ${cap}`}`];
+  const { pending, running } = outcome.counts;
+  return [
+    `over budget: ${refused.node.step}[${refused.node.index}] (${refused.node.key}) was not submitted: holding ${formatCost(refused.amount)} (${refused.how}) ` +
+      `on top of ${formatCost(refused.spent)} spent and ${formatCost(refused.reserved)} reserved would pass the cap of ${cap}`,
+    `nothing was submitted past the cap: the jobs in flight were settled; spent ${formatCost(outcome.spent)} of ${cap}` +
+      `${outcome.spentEarlier > 0 ? ` (${formatCost(outcome.spentEarlier)} of it in earlier sessions)` : ''}; ${pending - running} item(s) left undone` +
+      `${running > 0 ? `, ${running} still running on the service` : ''}`,
+  ];
 }
 
 /** What the journal found, for stderr: a new run, or a resumed one and what it picks up. */

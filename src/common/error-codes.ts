@@ -79,6 +79,7 @@ export const ERROR_EXIT_CODES = {
   E_RESULT_NOT_DOWNLOADED: EXIT.failed,
   E_SAVE_NOTHING: EXIT.failed,
   E_RUN_STOPPED: EXIT.failed,
+  E_QUOTE_UNAVAILABLE: EXIT.failed,
   E_INTERRUPTED: EXIT.interrupted,
   // Durable state: journal, lock, cache, reports.
   E_CACHE_BLOB_MISSING: EXIT.failed,

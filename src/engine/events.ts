@@ -24,6 +24,35 @@ export interface EventError {
 
 export type RunStatus = 'done' | 'failed' | 'interrupted' | 'daily-limit' | 'over-budget' | 'refused';
 
+/** An earlier session (`deflow run` invocation) of a resumed run, and what it spent. */
+export interface EarlierInvocation {
+  /** Clock ms. */
+  readonly startedAt: number;
+  /** Clock ms; null when it was killed before it could say. */
+  readonly finishedAt: number | null;
+  /** How it ended (`crashed` when it never said). */
+  readonly status: string;
+  /** USD charged for jobs that finished during it. */
+  readonly spent: number;
+}
+
+/** How the budget went: the gate before the run, and the submission the cap stopped during it. */
+export interface BudgetOutcome {
+  readonly maxCost: number | null;
+  readonly allowUnpriced: boolean;
+  /** The gate's verdict before anything was submitted (null when nothing was quoted). */
+  readonly verdict: string | null;
+  readonly reason: string | null;
+  /** The first submission the cap refused during the run: what it would have held, how, and spent/reserved then. */
+  readonly refused: {
+    readonly node: NodeRef;
+    readonly amount: number;
+    readonly how: string;
+    readonly spent: number;
+    readonly reserved: number;
+  } | null;
+}
+
 export type RunEvent =
   | {
       readonly type: 'run-started';
@@ -33,15 +62,27 @@ export type RunEvent =
       readonly workflowName: string;
       readonly resumed: boolean;
       readonly steps: readonly { readonly id: string; readonly task: string; readonly items: number }[];
+      /** Earlier sessions of this run, oldest first (empty for a new run). */
+      readonly earlier?: readonly EarlierInvocation[];
     }
   | {
       readonly type: 'quoted';
       readonly ts: number;
-      /** USD. */
-      readonly total: { readonly exact: number; readonly estimated: number; readonly low: number; readonly high: number };
+      /** USD: the exact part, the estimated part's range, the whole total's point and ends, and the items with no price. */
+      readonly total: {
+        readonly exact: number;
+        readonly estimated: { readonly point: number; readonly low: number; readonly high: number };
+        readonly point: number;
+        readonly low: number;
+        readonly high: number;
+        readonly unknownItems: number;
+      };
       readonly priceRequests: number;
       readonly balance: number | null;
       readonly maxCost: number | null;
+      /** The budget gate's verdict (`within`, `over-budget`, `unpriced`, `over-balance`, `unavailable`, `no-budget`) and why. */
+      readonly verdict: string;
+      readonly reason: string;
     }
   | { readonly type: 'item-submitted'; readonly ts: number; readonly node: NodeRef; readonly requestId: string; readonly attempt: number; readonly quotedCost: number | null }
   | { readonly type: 'item-progress'; readonly ts: number; readonly node: NodeRef; readonly progress: number; readonly status: string }
@@ -54,6 +95,8 @@ export type RunEvent =
       readonly cost: number;
       readonly quotedCost: number | null;
       readonly cached: boolean;
+      /** Done in an earlier session of the run (its cost was charged then). */
+      readonly earlier?: boolean;
       readonly outputs: readonly string[];
       readonly startedAt: number;
     }
@@ -80,9 +123,16 @@ export type RunEvent =
         readonly unknown: number;
         readonly pending: number;
       };
-      /** USD actually charged by the jobs this run finished. */
+      /** USD actually charged by the jobs of this run, in every session of it. */
       readonly spent: number;
+      /** The part of `spent` charged in earlier sessions. */
+      readonly spentEarlier?: number;
+      /** The quote's point total, or null. */
       readonly quoted: number | null;
+      /** The quote's high end, or null. */
+      readonly quotedHigh?: number | null;
+      /** The budget, when the run had one. */
+      readonly budget?: BudgetOutcome | null;
       /** A command that resumes the run, when it can be resumed. */
       readonly resumeCommand: string | null;
     };

@@ -6,12 +6,13 @@
 import { join } from 'node:path';
 import type { DeapiClient } from '../client/index.js';
 import type { Clock } from '../common/index.js';
+import { DeflowError } from '../common/index.js';
 import type { GraphStep, JobGraph } from '../workflow/index.js';
 import { createBlobStore } from './cache/index.js';
 import { BudgetGuard } from './run/index.js';
 import { type CacheLookup, NO_CACHE } from './cache/index.js';
 import { ConcurrencyController } from './run/index.js';
-import type { RunEventSink, RunStatus } from './events.js';
+import type { BudgetOutcome, EarlierInvocation, RunEventSink, RunStatus } from './events.js';
 import type { JobContext, RunWebhooks } from './run/index.js';
 import { createScopeBuilder } from './run/index.js';
 import { PollEstimator, type PollEstimatorOptions } from './run/index.js';
@@ -26,6 +27,7 @@ import { NO_RECORDER, type StateRecorder } from './run/index.js';
 import { GatedGovernor } from './run/index.js';
 import { SubmitWindow } from './run/index.js';
 import { watchGovernor } from './run/index.js';
+import { earlierSpend, gateRun, RunPricer } from './run/index.js';
 
 /** Options of {@link runWorkflow}. */
 export interface RunWorkflowOptions {
@@ -49,6 +51,14 @@ export interface RunWorkflowOptions {
   readonly quote?: (onEvent: RunEventSink) => Promise<Quote>;
   /** Budget in USD; overrides the workflow's `budget.max_cost`. */
   readonly maxCost?: number | null | undefined;
+  /**
+   * `--allow-unpriced`: items the quote could not price do not stop the run; each is priced
+   * just before it is sent and held against the cap like any other.
+   * @default false
+   */
+  readonly allowUnpriced?: boolean;
+  /** Earlier sessions of this run and what each spent (resume), for reports. */
+  readonly earlier?: readonly EarlierInvocation[];
   /** Jobs in flight across the run (`--concurrency`). @default derived per step from the rate limits */
   readonly concurrency?: number | undefined;
   /** Resolves on the first interrupt (SIGINT): submissions stop, jobs in flight settle. */
@@ -83,8 +93,12 @@ export interface RunOutcome {
   readonly exitCode: number;
   /** `pending` includes `running`: jobs submitted but not finished when the run stopped. */
   readonly counts: Readonly<RunCounts> & { readonly pending: number; readonly running: number };
-  /** USD charged by jobs of this run. */
+  /** USD charged by jobs of this run, in every session of it. */
   readonly spent: number;
+  /** The part of `spent` charged in earlier sessions. */
+  readonly spentEarlier: number;
+  /** How the budget went, when the run had one. */
+  readonly budget: BudgetOutcome | null;
   /** The quote, when one was made. */
   readonly quote: Quote | null;
   /** What stopped the run, when an error did (a refusal, a daily limit, a recorder failure). */
@@ -114,6 +128,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     workflowName: graph.workflow.name,
     resumed: options.resumed ?? false,
     steps: graph.steps.map((s) => ({ id: s.id, task: s.task.id, items: s.itemCount })),
+    earlier: options.earlier ?? [],
   });
   const state = new RunState(graph, sink, recorder, clock);
   const control = new RunControl();
@@ -129,14 +144,24 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     );
   });
   const maxCost = options.maxCost ?? graph.workflow.budget.maxCost ?? null;
-  const budget = new BudgetGuard(maxCost);
-  const reserve = new Float64Array(graph.nodeCount).fill(Number.NaN);
+  const allowUnpriced = options.allowUnpriced ?? false;
+  const seeds = options.seed ? [...options.seed] : [];
+  const earlier = earlierSpend(graph, seeds);
+  const budget = new BudgetGuard(maxCost, earlier.spent);
+  const pricer = new RunPricer(graph);
   let quote: Quote | null = null;
+  let gate: { verdict: string; reason: string } | null = null;
   if (options.quote) {
     quote = await options.quote(sink);
-    applyQuote(graph, quote, state.quoted, reserve);
-    if (maxCost !== null && quote.over_budget) control.stop('over-budget');
-    if (quote.over_balance) sink({ type: 'warning', ts: clock.now(), message: `the quote ($${quote.total.exact + quote.total.estimated}) is above the balance ($${quote.balance})` });
+    pricer.applyQuote(quote);
+    state.quoted.set(pricer.point);
+    if (maxCost !== null || quote.prices_unavailable) {
+      const outcome = gateRun(graph, quote, { maxCost, allowUnpriced, spent: earlier.spent, done: earlier.done });
+      gate = { verdict: outcome.verdict, reason: outcome.reason };
+      if (outcome.verdict === 'unavailable') control.stop('fatal', new DeflowError('E_QUOTE_UNAVAILABLE', `cannot check the budget: ${outcome.reason}; nothing was submitted`));
+      else if (outcome.verdict === 'over-budget' || outcome.verdict === 'unpriced') control.stop('over-budget');
+    }
+    if (quote.over_balance) sink({ type: 'warning', ts: clock.now(), message: `the quote (${round6(quote.total.point)} USD) is above the balance (${quote.balance} USD)` });
   }
   const governor = client.governor;
   const run = { id: runId, started_at: new Date(startedAt).toISOString() };
@@ -149,7 +174,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     state,
     estimator: new PollEstimator(options.estimator),
     budget,
-    reserve,
+    pricer,
     blobs: createBlobStore(join(options.stateDir, 'blobs')),
     cache: options.cache ?? NO_CACHE,
     results: new ResultStore(),
@@ -163,7 +188,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
   const concurrency = new ConcurrencyController(governor, { global: options.concurrency });
   const scheduler = new Scheduler(ctx, concurrency, ctx.stepKeys, options.runners);
   try {
-    if (options.seed) await scheduler.seed(options.seed);
+    if (seeds.length > 0) await scheduler.seed(seeds);
     await scheduler.run();
   } finally {
     grace.abort();
@@ -181,7 +206,12 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
   }
   const counts = { ...state.counts, pending: state.pending };
   const running = state.running;
+  // An over-budget run is resumable too, but with a higher cap: the CLI says how.
   const resumable = verdict.status === 'interrupted' || verdict.status === 'daily-limit';
+  const budgetOutcome: BudgetOutcome | null =
+    maxCost === null && gate === null
+      ? null
+      : { maxCost, allowUnpriced, verdict: gate?.verdict ?? null, reason: gate?.reason ?? null, refused: budget.refusal === null ? null : roundRefusal(budget.refusal) };
   sink({
     type: 'run-finished',
     ts: clock.now(),
@@ -190,7 +220,10 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     exitCode: verdict.exitCode,
     counts: { total: graph.nodeCount, ...counts },
     spent: round6(budget.spent),
-    quoted: quote === null ? null : round6(quote.total.exact + quote.total.estimated),
+    spentEarlier: round6(earlier.spent),
+    quoted: quote === null ? null : round6(quote.total.point),
+    quotedHigh: quote === null ? null : round6(quote.total.high),
+    budget: budgetOutcome,
     resumeCommand: resumable ? (options.resumeCommand ?? null) : null,
   });
   return {
@@ -199,29 +232,15 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     exitCode: verdict.exitCode,
     counts: { ...counts, running },
     spent: round6(budget.spent),
+    spentEarlier: round6(earlier.spent),
+    budget: budgetOutcome,
     quote,
     ...(error === undefined ? {} : { error }),
   };
 }
 
-/** Copies each item's price (for reports) and the amount to reserve (the high end when estimated). */
-function applyQuote(graph: JobGraph, quote: Quote, quoted: Float64Array, reserve: Float64Array): void {
-  for (const quotedStep of quote.steps) {
-    let step: GraphStep;
-    try {
-      step = graph.step(quotedStep.id);
-    } catch {
-      continue;
-    }
-    for (const item of quotedStep.quoted_items) {
-      if (item.index >= step.itemCount) continue;
-      const id = step.offset + item.index;
-      if (item.price !== null) quoted[id] = item.price;
-      const exact = item.method === 'exact' || item.method === 'derived';
-      const amount = exact ? item.price : (item.high ?? item.price);
-      if (amount !== null) reserve[id] = amount;
-    }
-  }
+function roundRefusal(refusal: NonNullable<BudgetGuard['refusal']>): NonNullable<BudgetOutcome['refused']> {
+  return { ...refusal, amount: round6(refusal.amount), spent: round6(refusal.spent), reserved: round6(refusal.reserved) };
 }
 
 function round6(usd: number): number {

@@ -1,6 +1,6 @@
 import type { RunEvent } from '../engine/index.js';
 import type { EventRenderer } from './event-renderer.js';
-import { formatCost } from './format-cost.js';
+import { formatCost, formatTotal } from './format-cost.js';
 import { formatFinalSummary, formatItemProblem, formatProgress, oneLine } from './progress-lines.js';
 import { RunTally } from './run-tally.js';
 import { realTicker, type Ticker } from './ticker.js';
@@ -57,8 +57,9 @@ export class HeartbeatRenderer implements EventRenderer {
         return;
       }
       case 'quoted': {
-        const cap = event.maxCost === null ? '' : ` (cap ${formatCost(event.maxCost)})`;
-        this.line(`quoted ${formatCost(event.total.estimated)}${cap}`);
+        const { total } = event;
+        const cap = event.maxCost === null ? '' : `; cap ${formatCost(event.maxCost)}: ${event.verdict}`;
+        this.line(`quoted ${formatTotal({ point: total.point, high: total.high, unknown_items: total.unknownItems })}${cap}`);
         return;
       }
       case 'item-failed':

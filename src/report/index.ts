@@ -2,3 +2,4 @@ export { writeChunksAtomic } from './atomic-write.js';
 export { renderQuoteMarkdown } from './quote-markdown.js';
 export { renderQuoteTable } from './quote-table.js';
 export { createReporters } from './select-renderers.js';
+export { formatCost, formatTotal } from './format-cost.js';

@@ -1,6 +1,6 @@
 import { writeChunksAtomic } from './atomic-write.js';
 import { ReportWriteError } from './report-write-error.js';
-import type { ReportItem, ReportStepSummary, RunReportSource } from './run-report-types.js';
+import type { ReportItem, ReportStepSummary, RunReportSource, RunReportSummary } from './run-report-types.js';
 import { escapeXmlAttribute as attr, escapeXmlText as text } from './xml-escape.js';
 
 /**
@@ -15,8 +15,10 @@ export function* renderJUnit(source: RunReportSource): Iterable<string> {
   const notRun = totals.skipped + totals.pending;
   yield '<?xml version="1.0" encoding="UTF-8"?>\n';
   yield `<testsuites name="${attr(summary.workflow_name || summary.workflow)}" tests="${totals.items}" failures="${totals.failed + totals.unknown}" errors="0" skipped="${notRun}" time="${seconds(summary.duration_ms)}">\n`;
+  const run = runProperties(summary);
   for (const step of summary.steps) {
     yield openSuite(step);
+    yield properties([...run, ['deflow.step.cost_quoted', usd(step.cost_quoted)], ['deflow.step.cost_actual', usd(step.cost_actual)]]);
     for (const item of source.items(step.id)) yield renderCase(summary.workflow, step.id, item, summary.status);
     yield '  </testsuite>\n';
   }
@@ -30,6 +32,30 @@ export async function writeJUnit(path: string, source: RunReportSource): Promise
   } catch (error) {
     throw new ReportWriteError(path, 'JUnit report', error);
   }
+}
+
+/**
+ * The run's cost as properties of every suite (JUnit has no run-level properties): the whole
+ * run's actual cost over every session, each session's, and the quote's point and high end.
+ */
+function runProperties(summary: RunReportSummary): [string, string][] {
+  const out: [string, string][] = [['deflow.run.id', summary.run_id], ['deflow.run.cost_actual', usd(summary.totals.cost_actual)], ['deflow.run.cost_quoted', usd(summary.totals.cost_quoted)]];
+  if (summary.quote !== null) {
+    out.push(['deflow.run.quote_point', usd(summary.quote.point)], ['deflow.run.quote_high', usd(summary.quote.high)], ['deflow.run.quote_unknown_items', String(summary.quote.unknown_items)]);
+  }
+  out.push(['deflow.run.invocations', String(summary.invocations.length)]);
+  for (const invocation of summary.invocations) out.push([`deflow.run.invocation.${invocation.index}.cost_actual`, usd(invocation.cost_actual)]);
+  if (summary.budget?.max_cost != null) out.push(['deflow.run.max_cost', usd(summary.budget.max_cost)]);
+  return out;
+}
+
+function properties(list: readonly [string, string][]): string {
+  return `    <properties>\n${list.map(([name, value]) => `      <property name="${attr(name)}" value="${attr(value)}"/>\n`).join('')}    </properties>\n`;
+}
+
+/** USD with micro-dollar precision, no float noise. */
+function usd(value: number): string {
+  return (Math.round(value * 1e6) / 1e6).toFixed(6);
 }
 
 function openSuite(step: ReportStepSummary): string {

@@ -1,4 +1,4 @@
-import { formatCost } from './format-cost.js';
+import { formatCost, formatTotal } from './format-cost.js';
 import { formatDuration } from './format-duration.js';
 import { codeSpan, escapeMarkdown, renderMarkdownTable, truncateText } from './markdown-text.js';
 import type { ReportItem, ReportRunStatus, RunReportSource, RunReportSummary } from './run-report-types.js';
@@ -93,13 +93,15 @@ function headerLines(summary: RunReportSummary): string[] {
   const { totals } = summary;
   const exit = summary.exit_code === null ? '' : ` (exit ${summary.exit_code})`;
   const name = summary.workflow_name || summary.workflow;
-  const facts = [
-    `run ${codeSpan(summary.run_id)}`,
-    codeSpan(summary.workflow),
-    formatDuration(summary.duration_ms),
-    `${formatCost(totals.cost_actual)} spent of ${formatCost(totals.cost_quoted)} quoted`,
-  ];
+  const facts = [`run ${codeSpan(summary.run_id)}`, codeSpan(summary.workflow), formatDuration(summary.duration_ms), costFact(summary)];
   const lines = [`## deflow: ${escapeMarkdown(name)}: ${STATUS_LINE[summary.status]}${exit}`, '', facts.join(' · ')];
+  const sessions = summary.invocations;
+  if (sessions.length > 1) {
+    const each = sessions.map((s) => `#${s.index} ${formatCost(s.cost_actual)} (${escapeMarkdown(s.status)}${s.current ? ', this one' : ''})`);
+    lines.push('', `Cost over ${sessions.length} sessions: ${each.join(' · ')}`);
+  }
+  const budget = budgetLine(summary);
+  if (budget !== null) lines.push('', budget);
   if (summary.resume_command !== null) lines.push('', `Resume with ${codeSpan(summary.resume_command)}`);
   const count = (n: number): string => String(n);
   const rows = summary.steps.map((step) => [
@@ -136,6 +138,28 @@ function headerLines(summary: RunReportSummary): string[] {
   ];
   lines.push('', ...renderMarkdownTable(columns, rows));
   return lines;
+}
+
+/** `$0.4712 spent; quoted $0.4600 (up to $0.5100)`: the whole run's cost against its quote. */
+function costFact(summary: RunReportSummary): string {
+  const spent = `${formatCost(summary.totals.cost_actual)} spent`;
+  const quote = summary.quote;
+  if (quote === null) return `${spent} (not quoted)`;
+  return `${spent}; quoted ${formatTotal({ point: quote.point, high: quote.high, unknown_items: quote.unknown_items })}`;
+}
+
+/** What the budget did, when it stopped something. */
+function budgetLine(summary: RunReportSummary): string | null {
+  const budget = summary.budget;
+  if (budget === null || budget.max_cost === null) return null;
+  const cap = formatCost(budget.max_cost);
+  if (budget.refused !== null) {
+    const r = budget.refused;
+    const item = `${escapeMarkdown(r.step)}[${r.index}]`;
+    return `**Budget ${cap}:** ${item} was not submitted: holding ${formatCost(r.amount)} (${escapeMarkdown(r.how)}) on top of ${formatCost(r.spent)} spent and ${formatCost(r.reserved)} reserved would pass the cap. Nothing was submitted past it; resume with a higher cap.`;
+  }
+  if (summary.status === 'over-budget' && budget.reason !== null) return `**Budget ${cap}:** not started: ${escapeMarkdown(budget.reason)}. Nothing was submitted.`;
+  return `Budget ${cap}: ${escapeMarkdown(budget.reason ?? 'within')}`;
 }
 
 function failureLine(stepId: string, item: ReportItem, maxMessage: number): string {

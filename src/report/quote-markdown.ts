@@ -7,14 +7,15 @@ import type { QuoteComparison } from '../engine/index.js';
 import type { Quote } from '../engine/index.js';
 import { formatCost } from './format-cost.js';
 import { codeSpan, escapeMarkdown, renderMarkdownTable } from './markdown-text.js';
-import { budgetLines, describeCounts, explanationLines, formatChange, formatSubtotal, formatUnitRange } from './quote-table.js';
+import { budgetLines, describeCounts, explanationLines, formatChange, formatEstimated, formatSubtotal, formatUnitRange, unknownLines } from './quote-table.js';
 
 /** The quote as Markdown. */
 export function renderQuoteMarkdown(quote: Quote, comparison?: QuoteComparison): string {
   const t = quote.total;
-  const verdict = quote.over_budget || quote.over_balance ? '❌' : '✅';
+  const verdict = quote.verdict === 'within' || quote.verdict === 'no-budget' ? '✅' : '❌';
   const out: string[] = [`## ${verdict} Quote: ${codeSpan(quote.workflow)}`, ''];
-  const facts = [`**Total: ${escapeMarkdown(formatSubtotal(t))}**`, `exact ${formatCost(t.exact)} + estimated ${formatCost(t.estimated)}`];
+  if (quote.prices_unavailable) out.push(`**Prices could not be obtained:** ${escapeMarkdown(quote.prices_unavailable.message)}`, '');
+  const facts = [`**Total: ${escapeMarkdown(formatSubtotal(t))}**`, `exact ${formatCost(t.exact)} + estimated ${escapeMarkdown(formatEstimated(t))}`];
   const verdicts = budgetLines(quote);
   facts.push(`balance ${escapeMarkdown(verdicts.balance)}`);
   if (verdicts.budget) facts.push(`budget ${escapeMarkdown(verdicts.budget)}`);
@@ -50,7 +51,7 @@ export function renderQuoteMarkdown(quote: Quote, comparison?: QuoteComparison):
   };
   section('Fits', why.fits);
   section('Assumptions', why.assumptions);
-  section('Unknown', [...why.unknown, ...(why.moreUnknown > 0 ? [`… and ${why.moreUnknown} more`] : [])]);
+  section('Unknown', unknownLines(quote, why));
   section('Warnings', quote.warnings);
   if (details.length > 0) out.push('', '<details><summary>How the prices were obtained</summary>', ...details, '', '</details>');
   if (comparison) {

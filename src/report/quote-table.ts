@@ -5,7 +5,7 @@
  */
 import type { QuoteComparison, QuoteDelta } from '../engine/index.js';
 import type { PriceMethod, QuotedStep, Quote, QuoteTotal } from '../engine/index.js';
-import { formatCost } from './format-cost.js';
+import { formatCost, formatTotal } from './format-cost.js';
 
 /** Unknown items listed per quote before "… and N more". */
 export const MAX_LISTED_UNKNOWN = 20;
@@ -22,12 +22,16 @@ export function formatUnitRange(step: QuotedStep): string {
   return range.min === range.max ? formatUnitPrice(range.min) : `${formatUnitPrice(range.min)}–${formatUnitPrice(range.max)}`;
 }
 
-/** exact + estimated, with the range when part of it is estimated. */
+/** The point and the high end; a lower bound when items have no price. */
 export function formatSubtotal(total: QuoteTotal): string {
-  const point = formatCost(total.exact + total.estimated);
-  const unknown = total.unknown > 0 ? ` + ${total.unknown} unknown` : '';
-  const [low, high] = [formatCost(total.low), formatCost(total.high)];
-  return low !== high ? `${point} (${low}–${high})${unknown}` : `${point}${unknown}`;
+  return formatTotal(total);
+}
+
+/** The estimated part: its point, and its range when it has one. */
+export function formatEstimated(total: QuoteTotal): string {
+  const e = total.estimated;
+  const [low, high] = [formatCost(e.low), formatCost(e.high)];
+  return low === high ? formatCost(e.point) : `${formatCost(e.point)} (${low}–${high})`;
 }
 
 /** "4 exact, 996 fitted". */
@@ -45,16 +49,27 @@ export function formatChange(d: QuoteDelta): string {
   return `${sign}${formatCost(Math.abs(d.change))}${pct}`;
 }
 
-/** One-line verdicts on the balance and the budget. */
+/** One-line verdicts on the balance and the budget; never "within" or "enough" for a total that could not be computed. */
 export function budgetLines(quote: Quote): { balance: string; budget: string | null } {
-  const point = quote.total.exact + quote.total.estimated;
-  const balance =
-    quote.balance === null
-      ? 'unknown (could not be read)'
-      : `${formatCost(quote.balance)}${quote.over_balance ? ` — NOT enough for ${formatCost(point)}` : ' — enough'}`;
-  const budget =
-    quote.max_cost === null ? null : `${formatCost(quote.max_cost)}${quote.over_budget ? ` — OVER by ${formatCost(point - quote.max_cost)}` : ' — within'}`;
-  return { balance, budget };
+  const { total } = quote;
+  const unpriced = total.unknown_items > 0;
+  let balance: string;
+  if (quote.balance === null) balance = 'unknown (could not be read)';
+  else if (quote.prices_unavailable) balance = `${formatCost(quote.balance)} — not compared: prices could not be obtained`;
+  else if (quote.over_balance) balance = `${formatCost(quote.balance)} — NOT enough for ${formatCost(total.point)}`;
+  else if (total.high > quote.balance) balance = `${formatCost(quote.balance)} — enough for the point estimate, not for the high end (${formatCost(total.high)})`;
+  else balance = `${formatCost(quote.balance)} — enough${unpriced ? ' for the priced items' : ''}`;
+  if (quote.max_cost === null) return { balance, budget: null };
+  const cap = formatCost(quote.max_cost);
+  const verdicts: Record<Quote['verdict'], string> = {
+    unavailable: `${cap} — NOT CHECKED: prices could not be obtained`,
+    unpriced: `${cap} — FAILS: ${total.unknown_items} item(s) unpriced (--allow-unpriced to run them under per-job reservations)`,
+    'over-budget': `${cap} — OVER: the high end ${formatCost(total.high)} is above it by ${formatCost(total.high - quote.max_cost)}`,
+    'over-balance': `${cap} — within (high end ${formatCost(total.high)})`,
+    within: `${cap} — within (high end ${formatCost(total.high)}${unpriced ? `; ${total.unknown_items} unpriced item(s) allowed` : ''})`,
+    'no-budget': cap,
+  };
+  return { balance, budget: verdicts[quote.verdict] };
 }
 
 /** Explanations shared by the text and Markdown forms: fits, refusals, assumptions, unknown items. */
@@ -74,7 +89,12 @@ export function explanationLines(quote: Quote): { fits: string[]; assumptions: s
     for (const a of step.assumptions) assumptions.push(`${step.id}: ${a}`);
     for (const item of step.quoted_items) {
       if (item.method !== 'unknown') continue;
-      if (unknown.length < MAX_LISTED_UNKNOWN) unknown.push(`${step.id}[${item.index}] ${item.key}: ${item.reason ?? item.basis}`);
+      if (quote.prices_unavailable) {
+        moreUnknown++;
+        continue;
+      }
+      const known = item.would_know ? ` (known with: ${item.would_know})` : '';
+      if (unknown.length < MAX_LISTED_UNKNOWN) unknown.push(`${step.id}[${item.index}] ${item.key}: ${item.reason ?? item.basis}${known}`);
       else moreUnknown++;
     }
   }
@@ -82,6 +102,12 @@ export function explanationLines(quote: Quote): { fits: string[]; assumptions: s
 }
 
 const trim = (x: number): string => (Number.isInteger(x) ? String(x) : String(Number(x.toFixed(3))));
+
+/** The unknown items listed, then how many more (all of them, in one line, when no price could be obtained). */
+export function unknownLines(quote: Quote, why: ReturnType<typeof explanationLines>): string[] {
+  if (quote.prices_unavailable) return why.moreUnknown > 0 ? [`${why.moreUnknown} item(s): no price could be obtained (see above)`] : [];
+  return [...why.unknown, ...(why.moreUnknown > 0 ? [`… and ${why.moreUnknown} more`] : [])];
+}
 
 /** Pads columns: left-aligned text, right-aligned numbers. */
 function columns(rows: readonly (readonly string[])[], right: ReadonlySet<number>): string[] {
@@ -101,7 +127,8 @@ export function renderQuoteTable(quote: Quote, comparison?: QuoteComparison): st
   const rows = quote.steps.map((s) => [s.id, s.task, s.model ?? '-', String(s.items), formatUnitRange(s), formatSubtotal(s.subtotal), describeCounts(s.counts)]);
   lines.push(...columns([header, ...rows], new Set([3])), '');
   const t = quote.total;
-  lines.push(`Total:     ${formatSubtotal(t)}  (exact ${formatCost(t.exact)} + estimated ${formatCost(t.estimated)})`);
+  if (quote.prices_unavailable) lines.push(`PRICES COULD NOT BE OBTAINED: ${quote.prices_unavailable.message}`, '');
+  lines.push(`Total:     ${formatSubtotal(t)}  (exact ${formatCost(t.exact)} + estimated ${formatEstimated(t)})`);
   const verdicts = budgetLines(quote);
   lines.push(`Balance:   ${verdicts.balance}`);
   if (verdicts.budget) lines.push(`Budget:    ${verdicts.budget}`);
@@ -112,7 +139,7 @@ export function renderQuoteTable(quote: Quote, comparison?: QuoteComparison): st
   };
   section('Fits', why.fits);
   section('Assumptions', why.assumptions);
-  section('Unknown', [...why.unknown, ...(why.moreUnknown > 0 ? [`… and ${why.moreUnknown} more`] : [])]);
+  section('Unknown', unknownLines(quote, why));
   section('Warnings', quote.warnings);
   if (comparison) {
     lines.push('', `Change against ${comparison.previous}:`);

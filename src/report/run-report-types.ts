@@ -64,14 +64,16 @@ export interface ReportCounts {
 export interface ReportTotals extends ReportCounts {
   /** Sum of the quotes of the items that were submitted or finished (USD). */
   readonly cost_quoted: number;
-  /** Sum of what finished items actually cost (USD). */
+  /** Sum of what finished items actually cost, in every session of the run (USD). */
   readonly cost_actual: number;
 }
 
 export interface ReportStepSummary {
   readonly id: string;
   readonly task: string;
+  /** Sum of the quotes of its items that were submitted or finished (USD). */
   readonly cost_quoted: number;
+  /** What its finished items cost, in every session of the run (USD). */
   readonly cost_actual: number;
   /** Earliest item start and latest item finish (ISO 8601); the step's items run in parallel. */
   readonly started_at: string | null;
@@ -84,15 +86,58 @@ export interface ReportStep extends ReportStepSummary {
   readonly items: readonly ReportItem[];
 }
 
-/** The run's quote before submitting (from the `quoted` event). */
+/** The run's quote before submitting (from the `quoted` event). USD, rounded to micro-dollars. */
 export interface ReportQuote {
+  /** Exact and derived prices. */
   readonly exact: number;
+  /** The point estimate of fitted and estimated prices. */
   readonly estimated: number;
+  /** The whole total: exact + estimated. */
+  readonly point: number;
   readonly low: number;
+  /** The high end the budget gate compares with the cap. */
   readonly high: number;
+  /** Items the quote could not price (the sums are lower bounds when any). */
+  readonly unknown_items: number;
   readonly price_requests: number;
   readonly balance: number | null;
   readonly max_cost: number | null;
+  /** The budget gate's verdict and why. */
+  readonly verdict: string;
+  readonly verdict_reason: string;
+}
+
+/** One session (`deflow run` invocation) that worked on the run, and what it spent. */
+export interface ReportInvocation {
+  /** 1 for the first session. */
+  readonly index: number;
+  readonly started_at: string | null;
+  readonly finished_at: string | null;
+  /** How it ended; `crashed` when it was killed before it could say. */
+  readonly status: string;
+  /** USD charged for the jobs that finished during it. */
+  readonly cost_actual: number;
+  /** This report's own session. */
+  readonly current: boolean;
+}
+
+/** How the budget went. */
+export interface ReportBudget {
+  readonly max_cost: number | null;
+  readonly allow_unpriced: boolean;
+  /** The gate's verdict before the run started (null when nothing was quoted). */
+  readonly verdict: string | null;
+  readonly reason: string | null;
+  /** The submission the cap stopped: the item, what it would have held, and spent/reserved then. */
+  readonly refused: {
+    readonly step: string;
+    readonly index: number;
+    readonly key: string;
+    readonly amount: number;
+    readonly how: string;
+    readonly spent: number;
+    readonly reserved: number;
+  } | null;
 }
 
 export interface RunReportSummary {
@@ -108,6 +153,10 @@ export interface RunReportSummary {
   readonly resumed: boolean;
   readonly resume_command: string | null;
   readonly quote: ReportQuote | null;
+  /** Every session that worked on the run, oldest first, each with what it spent; their sum is `totals.cost_actual`. */
+  readonly invocations: readonly ReportInvocation[];
+  /** The budget, when the run had one. */
+  readonly budget: ReportBudget | null;
   readonly daily_limit: { readonly pool: string; readonly reset_at: string | null } | null;
   /** The first warnings of the run (capped; see `warnings_dropped`). */
   readonly warnings: readonly string[];

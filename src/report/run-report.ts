@@ -3,6 +3,8 @@ import { writeChunksAtomic } from './atomic-write.js';
 import { ReportWriteError } from './report-write-error.js';
 import type {
   ItemStatus,
+  ReportBudget,
+  ReportInvocation,
   ReportItem,
   ReportQuote,
   ReportStep,
@@ -45,13 +47,17 @@ export class RunReportBuilder implements RunReportSource {
         return;
       case 'quoted':
         this.quote = {
-          exact: event.total.exact,
-          estimated: event.total.estimated,
-          low: event.total.low,
-          high: event.total.high,
+          exact: usd(event.total.exact),
+          estimated: usd(event.total.estimated.point),
+          point: usd(event.total.point),
+          low: usd(event.total.low),
+          high: usd(event.total.high),
+          unknown_items: event.total.unknownItems,
           price_requests: event.priceRequests,
           balance: event.balance,
           max_cost: event.maxCost,
+          verdict: event.verdict,
+          verdict_reason: event.reason,
         };
         return;
       case 'item-submitted':
@@ -108,6 +114,7 @@ export class RunReportBuilder implements RunReportSource {
     const steps = this.steps.map(summarizeStep);
     const startedMs = this.started?.ts ?? null;
     const finishedMs = this.finished?.ts ?? null;
+    const totals = sumTotals(steps);
     return {
       format_version: 1,
       run_id: this.finished?.runId ?? this.started?.runId ?? '',
@@ -121,12 +128,48 @@ export class RunReportBuilder implements RunReportSource {
       resumed: this.started?.resumed ?? false,
       resume_command: this.finished?.resumeCommand ?? null,
       quote: this.quote,
+      invocations: this.invocations(totals.cost_actual),
+      budget: this.budget(),
       daily_limit:
         this.dailyLimit === null ? null : { pool: this.dailyLimit.pool, reset_at: isoOrNull(this.dailyLimit.resetAt) },
       warnings: [...this.warnings],
       warnings_dropped: this.warningsDropped,
-      totals: sumTotals(steps),
+      totals,
       steps,
+    };
+  }
+
+  /** Earlier sessions (from `run-started`), then this one with the rest of the run's cost. */
+  private invocations(total: number): ReportInvocation[] {
+    if (this.started === null) return [];
+    const earlier = this.started.earlier ?? [];
+    let before = 0;
+    const out: ReportInvocation[] = earlier.map((e, i) => {
+      before += Math.round(e.spent * 1e6);
+      return { index: i + 1, started_at: isoOrNull(e.startedAt), finished_at: isoOrNull(e.finishedAt), status: e.status, cost_actual: usd(e.spent), current: false };
+    });
+    const status = this.finished?.status ?? 'running';
+    out.push({
+      index: earlier.length + 1,
+      started_at: isoOrNull(this.started.ts),
+      finished_at: isoOrNull(this.finished?.ts ?? null),
+      status,
+      cost_actual: Math.max(0, Math.round(total * 1e6) - before) / 1e6,
+      current: true,
+    });
+    return out;
+  }
+
+  private budget(): ReportBudget | null {
+    const budget = this.finished?.budget;
+    if (!budget) return null;
+    const refused = budget.refused;
+    return {
+      max_cost: budget.maxCost,
+      allow_unpriced: budget.allowUnpriced,
+      verdict: budget.verdict,
+      reason: budget.reason,
+      refused: refused === null ? null : { ...refused.node, amount: refused.amount, how: refused.how, spent: refused.spent, reserved: refused.reserved },
     };
   }
 
@@ -248,10 +291,15 @@ function sumTotals(steps: readonly ReportStepSummary[]): ReportTotals {
     for (const key of ['items', 'done', 'cached', 'failed', 'skipped', 'unknown', 'pending'] as const) {
       totals[key] += step.counts[key];
     }
-    totals.cost_quoted += step.cost_quoted;
-    totals.cost_actual += step.cost_actual;
+    totals.cost_quoted += Math.round(step.cost_quoted * 1e6);
+    totals.cost_actual += Math.round(step.cost_actual * 1e6);
   }
-  return totals;
+  return { ...totals, cost_quoted: totals.cost_quoted / 1e6, cost_actual: totals.cost_actual / 1e6 };
+}
+
+/** USD rounded to micro-dollars. */
+function usd(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
 }
 
 /** `{"a":1}` → `{"a":1` so more members can follow. */

@@ -88,17 +88,17 @@ export class StepRecord {
     };
   }
 
-  /** Sums of the known quoted and actual costs. */
+  /** Sums of the known quoted and actual costs, in whole micro-dollars then USD (no float noise). */
   costs(): { quoted: number; actual: number } {
     let quoted = 0;
     let actual = 0;
     for (let i = 0; i < this.size; i++) {
       const q = this.quoted[i]!;
       const a = this.actual[i]!;
-      if (!Number.isNaN(q)) quoted += q;
-      if (!Number.isNaN(a)) actual += a;
+      if (!Number.isNaN(q)) quoted += Math.round(q * 1e6);
+      if (!Number.isNaN(a)) actual += Math.round(a * 1e6);
     }
-    return { quoted, actual };
+    return { quoted: quoted / 1e6, actual: actual / 1e6 };
   }
 
   /** Earliest start and latest finish over the items (NaN when none). */
@@ -130,8 +130,8 @@ export class StepRecord {
       status: this.statusOf(index),
       cached: this.cached[index] === 1,
       request_id: this.requestIds[index] ?? null,
-      cost_quoted: orNull(this.quoted[index]!),
-      cost_actual: orNull(this.actual[index]!),
+      cost_quoted: usdOrNull(this.quoted[index]!),
+      cost_actual: usdOrNull(this.actual[index]!),
       started_at: isoOrNull(started),
       finished_at: isoOrNull(finished),
       duration_ms: Number.isNaN(started) || Number.isNaN(finished) ? null : Math.max(0, finished - started),
@@ -158,11 +158,12 @@ function toReportError(error: EventError): ReportError {
   };
 }
 
-function orNull(value: number): number | null {
-  return Number.isNaN(value) ? null : value;
-}
-
 function grow<T extends Uint8Array | Uint16Array | Float64Array>(from: T, to: T): T {
   to.set(from);
   return to;
+}
+
+/** USD rounded to micro-dollars, or null for NaN. */
+function usdOrNull(value: number): number | null {
+  return Number.isNaN(value) ? null : Math.round(value * 1e6) / 1e6;
 }

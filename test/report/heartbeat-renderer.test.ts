@@ -57,7 +57,7 @@ describe('HeartbeatRenderer', () => {
     for (const event of sampleRun()) renderer.handle(event);
     expect(lines(stderr.text())).toEqual([
       '[deflow] running Podcast: 6 items in 2 steps (run run-1)',
-      '[deflow] quoted $0.2500 (cap $1.0000)',
+      '[deflow] quoted $0.2500 (up to $0.2750); cap $1.00: within',
       '[deflow] ✗ transcribe[1] b.mp3: E_JOB_FAILED: the job failed',
       '[deflow] warning: speech model is slow today',
       '[deflow] ? speak[2] c.mp3: outcome unknown (not resubmitted): connection reset while submitting',

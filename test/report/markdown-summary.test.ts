@@ -32,7 +32,7 @@ describe('renderMarkdownSummary', () => {
     const md = renderMarkdownSummary(sampleBuilder());
     const lines = md.split('\n');
     expect(lines[0]).toBe('## deflow: Podcast: ❌ failed (exit 1)');
-    expect(lines[2]).toBe('run `run-1` · `podcast.yaml` · 2.5s · $0.1875 spent of $0.2500 quoted');
+    expect(lines[2]).toBe('run `run-1` · `podcast.yaml` · 2.5s · $0.1875 spent; quoted $0.2500 (up to $0.2750)');
     expect(md).toContain(
       [
         '| step | task | items | done | cached | failed | unknown | skipped | pending | quoted | actual |',

@@ -34,8 +34,9 @@ describe('RunReportBuilder', () => {
       duration_ms: 2500,
       resumed: false,
       resume_command: null,
-      quote: { exact: 0.25, estimated: 0.25, low: 0.25, high: 0.25, price_requests: 2, balance: 10, max_cost: 1 },
+      quote: { exact: 0.125, estimated: 0.125, point: 0.25, low: 0.225, high: 0.275, unknown_items: 0, price_requests: 2, balance: 10, max_cost: 1, verdict: 'within' },
       warnings: ['speech model is slow today'],
+      invocations: [{ index: 1, started_at: '2026-01-02T03:04:05.000Z', finished_at: '2026-01-02T03:04:07.500Z', status: 'failed', cost_actual: 0.1875, current: true }],
     });
     expect(report.totals).toEqual({
       items: 6,

@@ -24,6 +24,8 @@ import { writeFileAtomic } from '../../common/index.js';
 import { readJournal, replayRunState } from './journal-replay.js';
 import { canonicalJson } from '../../common/index.js';
 import { planResume, type ResumePlan, type ResumeSeed, type UnknownNode } from './resume-plan.js';
+import { attributeSpend, chargedJobs, finishInvocation, startInvocation } from './invocations.js';
+import type { EarlierInvocation } from '../events.js';
 import { createRunDir, listRuns, newRunId, RESUMABLE_STATUSES, readRunMeta, type RunMetaStatus, type RunSummary, runPaths, writeRunMeta } from './state-dir.js';
 
 export interface OpenDurableRunOptions {
@@ -66,6 +68,8 @@ export interface DurableRun {
   readonly unknowns: readonly UnknownNode[];
   /** Things the user should know (a torn tail cut, a changed workflow, carried unknowns). */
   readonly notices: readonly string[];
+  /** Earlier sessions of this run and what each spent (empty for a new run). */
+  readonly earlier: readonly EarlierInvocation[];
   /** Waits for pending records, closes the journal and writes the run's final status. */
   close(status: RunMetaStatus): Promise<void>;
 }
@@ -156,7 +160,8 @@ async function createRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
   }
   const notices = carry.unknowns.length === 0 ? [] : [`${carry.unknowns.length} item(s) left unknown by run ${carry.from ?? '?'} stay unknown (pass --resubmit-unknown to submit them again)`];
   const recorder = new JournalRecorder(journal, ids);
-  return durableRun(options, { runId, resumed: false, paths, journal, recorder, seeds, plan: null, unknowns: carry.unknowns, notices }, startedAt, digest, lock);
+  startInvocation(paths.dir, startedAt, null);
+  return durableRun(options, { runId, resumed: false, paths, journal, recorder, seeds, plan: null, unknowns: carry.unknowns, notices, earlier: [] }, startedAt, digest, lock);
 }
 
 async function resumeRun(options: OpenDurableRunInternals, ids: JournalNodeIds, runId: string, digest: string, startedAt: number | undefined): Promise<DurableRun> {
@@ -182,7 +187,8 @@ async function resumeRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
     const begun = startedAt ?? replayed.run?.started_at ?? clock.now();
     writeRunMeta(stateDir, { v: 1, run_id: runId, workflow: graph.workflow.file, workflow_digest: digest, status: 'running', started_at: begun, finished_at: null });
     const recorder = new JournalRecorder(journal, ids);
-    return durableRun(options, { runId, resumed: true, paths, journal, recorder, seeds: plan.seeds, plan, unknowns: plan.unknowns, notices }, begun, digest);
+    const earlier = attributeSpend(startInvocation(paths.dir, clock.now(), begun), chargedJobs(replayed));
+    return durableRun(options, { runId, resumed: true, paths, journal, recorder, seeds: plan.seeds, plan, unknowns: plan.unknowns, notices, earlier }, begun, digest);
   } catch (error) {
     await journal.close();
     throw error;
@@ -211,6 +217,7 @@ function durableRun(options: OpenDurableRunOptions, parts: DurableParts, started
       await parts.journal.close();
       lock?.release();
       const finishedAt = status === 'running' ? null : options.clock.now();
+      finishInvocation(parts.paths.dir, options.clock.now(), status === 'running' ? 'stopped' : status);
       writeRunMeta(options.stateDir, {
         v: 1,
         run_id: parts.runId,

@@ -92,7 +92,7 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
     switch (node.phase) {
       case 'done': {
         const record = node.last as RecordOf<'done'>;
-        done.push({ order: step.order, seed: { state: 'done', step: step.id, k, result: toNodeResult(record, step.task.resultKind), outputs: record.outputs } });
+        done.push({ order: step.order, seed: { state: 'done', step: step.id, k, result: toNodeResult(record, step.task.resultKind), outputs: record.outputs, doneAt: record.ts } });
         counts.done++;
         if (node.attempt === 0 && node.cacheKey !== null) counts.cached++;
         break;

@@ -128,7 +128,7 @@ export interface RunSummary {
 }
 
 /** Statuses a later `deflow run` of the same workflow picks up again. */
-export const RESUMABLE_STATUSES: ReadonlySet<RunSummary['status']> = new Set(['crashed', 'interrupted', 'daily-limit']);
+export const RESUMABLE_STATUSES: ReadonlySet<RunSummary['status']> = new Set(['crashed', 'interrupted', 'daily-limit', 'over-budget']);
 
 /** The runs in a state folder, newest first. */
 export async function listRuns(stateDir: string): Promise<RunSummary[]> {

@@ -1,7 +1,12 @@
+export { readMediaDuration } from './media-duration.js';
+export { sizeVariableOf } from './price-classes.js';
+export type { SizeVariable } from './price-classes.js';
 export { openQuoteCache } from './quote-cache.js';
 export { compareQuotes, readQuoteFile } from './quote-compare.js';
 export type { QuoteComparison, QuoteDelta } from './quote-compare.js';
+export { decideGate, gatePasses } from './quote-gate.js';
+export type { GateInput, GateOutcome } from './quote-gate.js';
 export { quoteInputFromGraph } from './quote-input-from-graph.js';
 export { clientPriceSource } from './quote-price-source.js';
-export type { PriceMethod, Quote, QuoteTotal, QuotedStep } from './quote-types.js';
+export type { BudgetVerdict, PriceMethod, PriceRange, PricesUnavailable, Quote, QuotedClass, QuotedItem, QuoteTotal, QuotedStep } from './quote-types.js';
 export { DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, quoteRun } from './quote.js';

@@ -11,8 +11,17 @@ import { canonicalJson } from '../../common/index.js';
 
 /** The size variable of a task's price twin, and the submission field it stands in for. */
 export interface SizeVariable {
-  /** Price-twin field carrying the size (`duration_seconds`, `duration`, `count_text`). */
+  /**
+   * Price-twin field carrying the size (`duration_seconds`, `duration`, `count_text`); for a
+   * placeholder variable, the name the size is shown under (`input_characters`).
+   */
   readonly name: string;
+  /**
+   * `twin`: the twin takes the size in place of the replaced field. `placeholder-text`: the twin
+   * takes only the text itself, so a pending text is quoted with a neutral text of that many
+   * characters (the real text is sent whenever it is known).
+   */
+  readonly via: 'twin' | 'placeholder-text';
   /** The field it replaces in a quote: a file whose length is read locally, or a text counted. */
   readonly replaces: string | null;
   /** How the replaced field is measured. */
@@ -29,11 +38,12 @@ export interface SizeVariable {
  * place of the replaced field.
  */
 const SIZE_VARIABLES: Readonly<Record<TaskId, SizeVariable | null>> = {
-  'audio.transcribe': { name: 'duration_seconds', replaces: 'source_file', measure: 'media-seconds', integer: false, unit: 's' },
-  'video.describe': { name: 'duration_seconds', replaces: 'video_file', measure: 'media-seconds', integer: false, unit: 's' },
-  'video.upscale': { name: 'duration', replaces: 'video', measure: 'media-seconds', integer: false, unit: 's' },
-  'audio.speech': { name: 'count_text', replaces: 'text', measure: 'characters', integer: true, unit: 'characters' },
-  'audio.music': { name: 'duration', replaces: null, measure: null, integer: true, unit: 's' },
+  'audio.transcribe': { name: 'duration_seconds', via: 'twin', replaces: 'source_file', measure: 'media-seconds', integer: false, unit: 's' },
+  'video.describe': { name: 'duration_seconds', via: 'twin', replaces: 'video_file', measure: 'media-seconds', integer: false, unit: 's' },
+  'video.upscale': { name: 'duration', via: 'twin', replaces: 'video', measure: 'media-seconds', integer: false, unit: 's' },
+  'audio.speech': { name: 'count_text', via: 'twin', replaces: 'text', measure: 'characters', integer: true, unit: 'characters' },
+  'audio.music': { name: 'duration', via: 'twin', replaces: null, measure: null, integer: true, unit: 's' },
+  'text.embed': { name: 'input_characters', via: 'placeholder-text', replaces: 'input', measure: 'characters', integer: true, unit: 'characters' },
   'image.generate': null,
   'image.edit': null,
   'image.ocr': null,
@@ -44,7 +54,6 @@ const SIZE_VARIABLES: Readonly<Record<TaskId, SizeVariable | null>> = {
   'video.audio-sync': null,
   'video.replace': null,
   'video.remove-background': null,
-  'text.embed': null,
   'prompt.enhance': null,
 };
 
@@ -100,6 +109,22 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 /** Identity of a price request: same task and same canonical fields (files by digest) → same key. */
 export function requestKey(task: TaskId, digestedFields: Readonly<Record<string, unknown>>): string {
   return sha256(canonicalJson({ v: 1, task, fields: digestedFields }));
+}
+
+/** Words of the neutral text a pending text is quoted with (ordinary words, so tokenizers count it as prose). */
+const PLACEHOLDER_WORDS = 'the quick brown fox jumps over the lazy dog and keeps running along the quiet river bank ';
+
+/** A neutral text of exactly `chars` characters. */
+export function placeholderText(chars: number): string {
+  const n = Math.max(1, Math.round(chars));
+  return PLACEHOLDER_WORDS.repeat(Math.ceil(n / PLACEHOLDER_WORDS.length)).slice(0, n);
+}
+
+/** `chars` characters of neutral text split over `parts` texts (a gathered list of texts), or one text. */
+export function placeholderTexts(chars: number, parts: number): string | string[] {
+  if (parts <= 1) return placeholderText(chars);
+  const each = Math.floor(chars / parts);
+  return Array.from({ length: parts }, (_, i) => placeholderText(i === parts - 1 ? chars - each * (parts - 1) : each));
 }
 
 /** Identity of a price class: the request without its size variable. */

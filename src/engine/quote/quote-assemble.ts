@@ -37,14 +37,21 @@ export function assembleItem(stepId: string, entry: Entry, ctx: AssembleContext)
   const { item } = entry;
   const head = { index: item.index, key: item.key };
   const withAssumption = entry.assumptions.length > 0 ? { assumption: entry.assumptions.join('; ') } : {};
-  if (entry.kind === 'unknown') return { ...head, price: null, low: null, high: null, method: 'unknown', basis: entry.reason, reason: entry.reason };
+  if (entry.kind === 'unknown') {
+    const wouldKnow = entry.wouldKnow ? { would_know: entry.wouldKnow } : {};
+    return { ...head, price: null, low: null, high: null, method: 'unknown', basis: entry.reason, reason: entry.reason, ...wouldKnow };
+  }
 
   if (entry.kind === 'sized-estimate') return assembleSizedEstimate(head, entry, ctx, withAssumption);
 
   const answer = entry.cls && entry.x !== null ? priceAt(entry.cls, entry.x, ctx) : plainPrice(entry.request.key, ctx);
-  const x = entry.x !== null ? { x: entry.x } : {};
+  const x = entry.x !== null ? { x: entry.x, ...(entry.cls ? { class: entry.cls.id } : {}) } : {};
   if (!answer.ok) return { ...head, ...x, price: null, low: null, high: null, method: 'unknown', basis: answer.reason, reason: answer.reason };
   const price = roundUsd(answer.price);
+  if (entry.workflow && entry.assumptions.length === 0 && answer.answer !== null) {
+    const from = { source: 'workflow' as const, step: entry.workflow.step };
+    return { ...head, ...x, price, low: price, high: price, method: 'derived', basis: `price twin with ${entry.workflow.what}`, derived_from: from };
+  }
   if (entry.estimated) {
     return {
       ...head,
@@ -113,16 +120,22 @@ function assembleSizedEstimate(
   const [point, low, high] = [at(size.point), at(size.low), at(size.high)];
   if (!point.ok || !low.ok || !high.ok) {
     const reason = [point, low, high].find((p): p is Extract<ClassPrice, { ok: false }> => !p.ok)?.reason ?? 'not quoted';
-    return { ...head, price: null, low: null, high: null, method: 'unknown', basis: reason, reason, ...withAssumption };
+    return { ...head, class: cls.id, price: null, low: null, high: null, method: 'unknown', basis: reason, reason, ...withAssumption };
   }
   const fromLine = point.answer === null || low.answer === null || high.answer === null;
   const widen = (p: ClassPrice & { ok: true }, sign: 1 | -1): number =>
     p.answer === null ? p.price + sign * margin(p.price, ctx.tolerance) : p.price;
   const name = cls.variable.name;
   const range = (r: Range): string => `${name}≈${formatNumber(r.point)} (range ${formatNumber(r.low)}–${formatNumber(r.high)})`;
+  if (entry.workflow && entry.assumptions.length === 0 && !fromLine && size.low === size.high) {
+    const price = roundUsd(point.price);
+    const from = { source: 'workflow' as const, step: entry.workflow.step };
+    return { ...head, x: size.point, class: cls.id, price, low: price, high: price, method: 'derived', basis: `price twin at ${entry.workflow.what}`, derived_from: from };
+  }
   return {
     ...head,
     x: size.point,
+    class: cls.id,
     price: roundUsd(point.price),
     low: roundUsd(Math.max(0, widen(low, -1))),
     high: roundUsd(widen(high, 1)),

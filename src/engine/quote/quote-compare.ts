@@ -70,12 +70,58 @@ export async function readQuoteFile(path: string): Promise<Quote> {
       details: { file: path },
     });
   }
-  if (value?.format_version !== 1 || !Array.isArray(value.steps) || typeof value.total !== 'object' || value.total === null) {
-    throw new DeflowError('E_INPUT_QUOTE', `${path}: expected a quote with format_version 1, steps and total, found ${describe(value)}`, {
+  const version = (value as { format_version?: unknown } | null)?.format_version;
+  if ((version !== 1 && version !== 2) || !Array.isArray(value.steps) || typeof value.total !== 'object' || value.total === null) {
+    throw new DeflowError('E_INPUT_QUOTE', `${path}: expected a quote with format_version 1 or 2, steps and total, found ${describe(value)}`, {
       details: { file: path },
     });
   }
-  return value as Quote;
+  return version === 1 ? upgradeQuote(value as unknown as QuoteV1) : (value as Quote);
+}
+
+/** A format-1 total: flat numbers. */
+interface TotalV1 {
+  readonly exact: number;
+  readonly estimated: number;
+  readonly low: number;
+  readonly high: number;
+  readonly unknown: number;
+}
+
+type QuoteV1 = Omit<Quote, 'format_version' | 'total' | 'steps'> & {
+  readonly format_version: 1;
+  readonly total: TotalV1;
+  readonly steps: readonly (Omit<Quote['steps'][number], 'subtotal'> & { readonly subtotal: TotalV1 })[];
+};
+
+/** A format-1 total in the format-2 shape (its low and high were already whole-total ends). */
+function upgradeTotal(t: TotalV1): QuoteTotal {
+  const exact = Number(t.exact) || 0;
+  const point = roundUsd(exact + (Number(t.estimated) || 0));
+  const low = Number(t.low) || point;
+  const high = Number(t.high) || point;
+  return {
+    exact,
+    estimated: { point: roundUsd(point - exact), low: roundUsd(low - exact), high: roundUsd(high - exact) },
+    point,
+    low,
+    high,
+    unknown_items: Number(t.unknown) || 0,
+  };
+}
+
+/** An earlier quote of format 1, read as format 2 (for comparisons). */
+function upgradeQuote(v1: QuoteV1): Quote {
+  return {
+    ...v1,
+    format_version: 2,
+    total: upgradeTotal(v1.total),
+    steps: v1.steps.map((step) => ({ ...step, subtotal: upgradeTotal(step.subtotal) })),
+    allow_unpriced: false,
+    verdict: v1.over_budget ? 'over-budget' : v1.max_cost === null ? 'no-budget' : 'within',
+    verdict_reason: 'read from a format-1 quote',
+    prices_unavailable: null,
+  } as Quote;
 }
 
 function describe(value: unknown): string {

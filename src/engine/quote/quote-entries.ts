@@ -5,7 +5,7 @@
  */
 import type { TaskId } from '../../service/index.js';
 import type { LinearFit } from './price-fit.js';
-import { classKey, requestKey, type SizeVariable } from './price-classes.js';
+import { classKey, placeholderTexts, requestKey, type SizeVariable } from './price-classes.js';
 import type { QuoteItem, QuoteStep } from './quote-input.js';
 import type { OutputFacts, Range } from './quote-estimate.js';
 import type { PriceRequest } from './quote-price-book.js';
@@ -23,6 +23,8 @@ export interface PriceClass {
   readonly shownTemplate: Readonly<Record<string, unknown>>;
   /** Every value of the variable some item needs a price at. */
   readonly xs: Set<number>;
+  /** Texts a placeholder variable's characters are split over (a gathered list). */
+  readonly parts: number;
   items: number;
   outcome: 'exact' | 'fitted' | 'refused';
   fit?: LinearFit;
@@ -37,6 +39,14 @@ interface EntryBase {
   readonly assumptions: readonly string[];
 }
 
+/** A pending input priced from what the workflow fixes upstream, with no assumption: the price is derived. */
+export interface WorkflowBasis {
+  /** The upstream step whose fixed fields decide the input. */
+  readonly step: string;
+  /** What was priced in its place, for the basis line ("a 512×512 placeholder image"). */
+  readonly what: string;
+}
+
 export type Entry =
   | (EntryBase & {
       readonly kind: 'request';
@@ -47,9 +57,11 @@ export type Entry =
       readonly note: string;
       /** Some fields were pending and were left out as price-neutral. */
       readonly estimated: boolean;
+      /** Set when the pending inputs were priced from what the workflow fixes. */
+      readonly workflow?: WorkflowBasis;
     })
-  | (EntryBase & { readonly kind: 'sized-estimate'; readonly cls: PriceClass; readonly size: Range })
-  | (EntryBase & { readonly kind: 'unknown'; readonly reason: string });
+  | (EntryBase & { readonly kind: 'sized-estimate'; readonly cls: PriceClass; readonly size: Range; readonly workflow?: WorkflowBasis })
+  | (EntryBase & { readonly kind: 'unknown'; readonly reason: string; readonly wouldKnow?: string });
 
 export interface StepState {
   readonly step: QuoteStep;
@@ -59,11 +71,12 @@ export interface StepState {
   readonly facts: Map<number, OutputFacts | undefined>;
 }
 
-/** The request of class `cls` at value `x`. */
+/** The request of class `cls` at value `x` (a placeholder text of `x` characters for a placeholder variable). */
 export function classRequest(cls: PriceClass, x: number): PriceRequest {
-  const name = cls.variable.name;
+  const { name, via, replaces } = cls.variable;
   const shown = { ...cls.shownTemplate, [name]: x };
-  return { key: requestKey(cls.task, shown), task: cls.task, fields: { ...cls.template, [name]: x }, shown };
+  const fields = via === 'placeholder-text' && replaces ? { ...cls.template, [replaces]: placeholderTexts(x, cls.parts) } : { ...cls.template, [name]: x };
+  return { key: requestKey(cls.task, shown), task: cls.task, fields, shown };
 }
 
 /** The classes of one quote, created on first use. */
@@ -71,11 +84,12 @@ export class ClassRegistry {
   readonly #byKey = new Map<string, PriceClass>();
 
   /** The class of requests of `task` sharing `shownTemplate`. */
-  classFor(task: TaskId, variable: SizeVariable, template: Record<string, unknown>, shownTemplate: Record<string, unknown>): PriceClass {
-    const key = classKey(task, variable.name, shownTemplate);
+  classFor(task: TaskId, variable: SizeVariable, template: Record<string, unknown>, shownTemplate: Record<string, unknown>, parts = 1): PriceClass {
+    const shownWithParts = parts > 1 ? { ...shownTemplate, [`${variable.replaces ?? variable.name}_items`]: parts } : shownTemplate;
+    const key = classKey(task, variable.name, shownWithParts);
     let cls = this.#byKey.get(key);
     if (!cls) {
-      cls = { id: `c${this.#byKey.size + 1}`, key, task, variable, template, shownTemplate, xs: new Set(), items: 0, outcome: 'exact' };
+      cls = { id: `c${this.#byKey.size + 1}`, key, task, variable, template, shownTemplate: shownWithParts, xs: new Set(), parts, items: 0, outcome: 'exact' };
       this.#byKey.set(key, cls);
     }
     return cls;

@@ -13,7 +13,7 @@ import type { GraphStep, JobGraph } from '../../workflow/index.js';
 import { referencedStepId, stepReferences } from '../../workflow/index.js';
 import { coerceFieldValue } from '../../workflow/index.js';
 import type { ContextName } from '../../workflow/index.js';
-import type { QuoteInput, QuoteItem, QuoteStep } from './quote-input.js';
+import type { PendingRead, QuoteInput, QuoteItem, QuoteStep } from './quote-input.js';
 
 const KNOWN_BEFORE_RUN: ReadonlySet<ContextName> = new Set(['inputs', 'item', 'run']);
 
@@ -33,10 +33,13 @@ function quoteStep(graph: JobGraph, step: GraphStep, run: ExpressionScope['run']
     const contexts = contextsOf(value);
     if (contexts === undefined || contexts.has('steps')) pendingFields.set(name, undefined);
   }
+  const reads: Record<string, PendingRead> = {};
   for (const { reference, where } of stepReferences(step.def)) {
-    if (where.kind === 'with' && pendingFields.has(where.field)) {
-      pendingFields.set(where.field, pendingFields.get(where.field) ?? referencedStepId(graph.workflow, reference));
-    }
+    if (where.kind !== 'with' || !pendingFields.has(where.field)) continue;
+    const from = referencedStepId(graph.workflow, reference);
+    pendingFields.set(where.field, pendingFields.get(where.field) ?? from);
+    const kind = from === undefined ? undefined : step.upstream.find((e) => e.from === from)?.kind;
+    if (from !== undefined && kind !== undefined && !(where.field in reads)) reads[where.field] = { step: from, path: reference.path.slice(1), edge: kind };
   }
   const upstream = [...pendingFields.values()].find((id) => id !== undefined) ?? null;
   const edge = upstream ? step.upstream.find((e) => e.from === upstream) : undefined;
@@ -46,6 +49,7 @@ function quoteStep(graph: JobGraph, step: GraphStep, run: ExpressionScope['run']
     task: step.task.id,
     items: step.itemCount,
     upstream,
+    reads,
     async *iterate() {
       for (let k = 0; k < step.itemCount; k++) {
         const item = nodeItem(graph, step, k, run, pendingFields);

@@ -20,6 +20,16 @@ export interface QuoteItem {
   readonly upstreamIndexes?: readonly number[];
 }
 
+/** What one pending field reads of an upstream step. */
+export interface PendingRead {
+  /** The upstream step. */
+  readonly step: string;
+  /** The property path after the step id: `['text']`, `['json', 'text']`, `['result_url']`. */
+  readonly path: readonly (string | null)[];
+  /** Which of its items node k reads: item k (a chain), all of them (a gather), or the first. */
+  readonly edge: 'item' | 'all' | 'one';
+}
+
 /** One step: its task, how many items it fans out to, and the items themselves, lazily. */
 export interface QuoteStep {
   readonly id: string;
@@ -28,6 +38,8 @@ export interface QuoteStep {
   iterate(): AsyncIterable<QuoteItem>;
   /** The step whose results feed the pending fields, or null. */
   readonly upstream: string | null;
+  /** Per pending field, what it reads upstream; fields not listed read `upstream` through `upstreamIndexes`. */
+  readonly reads?: Readonly<Record<string, PendingRead>>;
 }
 
 /** A workflow as the quote sees it: steps in an order where every upstream step comes first. */

@@ -41,7 +41,22 @@ export interface PriceBookOptions {
 }
 
 /** Error codes that refuse one request's parameters rather than the whole quote. */
-const PER_REQUEST_FAILURES = /^E_API_(VALIDATION|NOT_FOUND|SERVER|RESPONSE)|^E_NETWORK|^E_TRANSFER|^E_INPUT_FILE/;
+const PER_REQUEST_FAILURES = /^E_API_(VALIDATION|NOT_FOUND)$|^E_INPUT_FILE|^E_UNSAFE_URL$/;
+
+/** Why prices could not be obtained at all. */
+export interface Unavailable {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** The cause of a failure that stops every price request, in words. */
+function describeUnavailable(code: string, message: string): string {
+  if (code === 'E_API_DAILY_LIMIT') return `the price-request pool is exhausted for the day (${message})`;
+  if (code === 'E_API_RATE_LIMITED') return `the price-request pool is exhausted (${message})`;
+  if (code === 'E_API_AUTH' || code === 'E_API_PERMISSION') return `the service refused the key (${message})`;
+  if (code === 'E_NETWORK' || code === 'E_TRANSFER' || code === 'E_TRUNCATED') return `the service could not be reached (${message})`;
+  return `the service failed to answer price requests (${message})`;
+}
 
 export class PriceBook {
   readonly #options: PriceBookOptions;
@@ -51,6 +66,7 @@ export class PriceBook {
   #sent = 0;
   #cacheHits = 0;
   #stopped: string | null = null;
+  #unavailable: Unavailable | null = null;
 
   constructor(options: PriceBookOptions) {
     this.#options = options;
@@ -65,6 +81,11 @@ export class PriceBook {
   /** Distinct requests answered from the quote cache. */
   get cacheHits(): number {
     return this.#cacheHits;
+  }
+
+  /** Set once a failure stopped every price request (unreachable service, refused key, exhausted pool). */
+  get unavailable(): Unavailable | null {
+    return this.#unavailable;
   }
 
   /** The settled answer for `key` (including a cache hit), without ever sending a request. */
@@ -127,14 +148,14 @@ export class PriceBook {
       this.#options.cache?.set(request.key, { task: request.task, params: request.shown, price });
       return { ok: true, price, origin: 'request', ageMs: 0 };
     } catch (error) {
-      if (isDeflowError(error) && error.code === 'E_API_DAILY_LIMIT') {
-        this.#stopped = `the daily limit of price requests is reached (${error.message})`;
-        return { ok: false, reason: this.#stopped };
-      }
-      if (isDeflowError(error) && PER_REQUEST_FAILURES.test(error.code)) {
-        return { ok: false, reason: `the price twin refused it: ${error.message}` };
-      }
-      throw error;
+      if (!isDeflowError(error)) throw error;
+      if (PER_REQUEST_FAILURES.test(error.code)) return { ok: false, reason: `the price twin refused it: ${error.message}` };
+      if (error.code === 'E_INTERRUPTED' || this.#options.signal?.aborted) throw error;
+      // Anything else stops the quote: its prices cannot be obtained, and guessing is not quoting.
+      const message = describeUnavailable(error.code, error.message);
+      this.#unavailable ??= { code: error.code, message };
+      this.#stopped ??= `no price: ${message}`;
+      return { ok: false, reason: this.#stopped };
     }
   }
 }

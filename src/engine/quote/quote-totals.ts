@@ -9,7 +9,7 @@ const micros = (usd: number): number => Math.round(usd * 1e6);
 /** A running total of quoted items. */
 export class TotalAccumulator {
   #exact = 0;
-  #estimated = 0;
+  #point = 0;
   #low = 0;
   #high = 0;
   #unknown = 0;
@@ -27,9 +27,11 @@ export class TotalAccumulator {
     const low = micros(item.low ?? item.price);
     const high = micros(item.high ?? item.price);
     if (item.method === 'exact' || item.method === 'derived') this.#exact += price;
-    else this.#estimated += price;
-    this.#low += low;
-    this.#high += high;
+    else {
+      this.#point += price;
+      this.#low += low;
+      this.#high += high;
+    }
     this.#min = this.#min === null ? low : Math.min(this.#min, low);
     this.#max = this.#max === null ? high : Math.max(this.#max, high);
   }
@@ -37,7 +39,7 @@ export class TotalAccumulator {
   /** Adds another accumulator's sums (a step's subtotal into the total). */
   merge(other: TotalAccumulator): void {
     this.#exact += other.#exact;
-    this.#estimated += other.#estimated;
+    this.#point += other.#point;
     this.#low += other.#low;
     this.#high += other.#high;
     this.#unknown += other.#unknown;
@@ -47,10 +49,11 @@ export class TotalAccumulator {
   total(): QuoteTotal {
     return {
       exact: this.#exact / 1e6,
-      estimated: this.#estimated / 1e6,
-      low: this.#low / 1e6,
-      high: this.#high / 1e6,
-      unknown: this.#unknown,
+      estimated: { point: this.#point / 1e6, low: this.#low / 1e6, high: this.#high / 1e6 },
+      point: (this.#exact + this.#point) / 1e6,
+      low: (this.#exact + this.#low) / 1e6,
+      high: (this.#exact + this.#high) / 1e6,
+      unknown_items: this.#unknown,
     };
   }
 
@@ -64,7 +67,7 @@ export class TotalAccumulator {
   }
 }
 
-/** exact + estimated: the point estimate of a total. */
+/** exact + estimated point: the point estimate of a total (format 1 totals too). */
 export function pointTotal(total: QuoteTotal): number {
-  return (micros(total.exact) + micros(total.estimated)) / 1e6;
+  return total.point;
 }

@@ -2,12 +2,18 @@
  * The Quote: the price of every node of a workflow and how it was obtained, before anything
  * is spent. It is plain JSON (`deflow quote --format json` writes it as is; `run` reads it for
  * its budget), versioned by `format_version`. Money is USD, rounded to 1e-6.
+ *
+ * Format 2 (this one): `total` and each `subtotal` carry `exact`, `estimated { point, low,
+ * high }`, the whole `point`, `low` and `high`, and `unknown_items`; budget gates compare the
+ * high end. Format 1 had `estimated`, `low`, `high` and `unknown` as flat numbers.
  */
 
 /**
  * How an item's price was obtained:
  * - `exact`: the price twin answered for exactly these parameters;
- * - `derived`: an identical request was already quoted in this run or is in the quote cache;
+ * - `derived`: an identical request was already quoted in this run or is in the quote cache, or
+ *   the twin priced what the workflow fixes about a pending input (an image of the size the
+ *   generating step is given, a video of its frames and fps);
  * - `fitted`: predicted by a line fitted on quotes of the same class, checked on a held-out quote;
  * - `estimated`: an input comes from an upstream result not produced yet; priced under a stated assumption;
  * - `unknown`: no price could be given (see `reason`).
@@ -16,18 +22,27 @@ export type PriceMethod = 'exact' | 'derived' | 'fitted' | 'estimated' | 'unknow
 
 export const PRICE_METHODS: readonly PriceMethod[] = ['exact', 'derived', 'fitted', 'estimated', 'unknown'];
 
-/** A sum of prices. */
+/** A range of USD: a point estimate and its low and high ends. */
+export interface PriceRange {
+  readonly point: number;
+  readonly low: number;
+  readonly high: number;
+}
+
+/** A sum of prices. Items with no price are counted, never guessed: with any, the sums are lower bounds. */
 export interface QuoteTotal {
   /** Σ exact + derived prices. */
   readonly exact: number;
-  /** Σ fitted + estimated point estimates. */
-  readonly estimated: number;
-  /** Low end of the whole total (exact part plus the low end of every fitted and estimated price). */
+  /** Σ fitted + estimated prices: their point estimates and the ends of their ranges. */
+  readonly estimated: PriceRange;
+  /** exact + estimated.point. */
+  readonly point: number;
+  /** exact + estimated.low. */
   readonly low: number;
-  /** High end of the whole total. */
+  /** exact + estimated.high: what budget gates compare with the cap. */
   readonly high: number;
   /** Items with no price (not included in the sums). */
-  readonly unknown: number;
+  readonly unknown_items: number;
 }
 
 /** A quote a line was fitted on. */
@@ -53,8 +68,9 @@ export interface FitCheck {
 
 /** Where a derived price came from. */
 export interface DerivedFrom {
-  readonly source: 'run' | 'cache';
-  /** The item that sent the identical request (`source: run`). */
+  /** `run`: an identical request of this quote; `cache`: the quote cache; `workflow`: what the workflow fixes upstream. */
+  readonly source: 'run' | 'cache' | 'workflow';
+  /** The item that sent the identical request (`source: run`), or the upstream step (`source: workflow`). */
   readonly step?: string;
   readonly index?: number;
   /** Age of the cached answer in seconds (`source: cache`). */
@@ -73,11 +89,15 @@ export interface QuotedItem {
   readonly basis: string;
   /** Value of the class's size variable for this item (seconds, characters), when it has one. */
   readonly x?: number;
+  /** The price class of the item (`classes[].id` of its step), when it has one. */
+  readonly class?: string;
   readonly derived_from?: DerivedFrom;
   readonly fitted_on?: readonly FitPoint[];
   readonly check?: FitCheck;
   readonly assumption?: string;
   readonly reason?: string;
+  /** Unknown items: what would make the price known (fields to fix in the workflow, or a source to measure). */
+  readonly would_know?: string;
 }
 
 /** A group of items of one step that differ only in a size variable. */
@@ -95,6 +115,8 @@ export interface QuotedClass {
   readonly line?: { readonly slope: number; readonly intercept: number };
   readonly fitted_on?: readonly FitPoint[];
   readonly check?: FitCheck;
+  /** Every value of the variable the twin answered for this class, with its price (what a run re-prices from). */
+  readonly points?: readonly FitPoint[];
 }
 
 export interface QuotedStep {
@@ -113,8 +135,21 @@ export interface QuotedStep {
   readonly quoted_items: readonly QuotedItem[];
 }
 
+/**
+ * What a budget gate concludes: `within` the cap, `over-budget` (the high end is above it),
+ * `unpriced` (items have no price and `--allow-unpriced` was not given), `over-balance` (the
+ * point is above the balance), `unavailable` (prices could not be obtained), or `no-budget`.
+ */
+export type BudgetVerdict = 'within' | 'over-budget' | 'unpriced' | 'over-balance' | 'unavailable' | 'no-budget';
+
+/** Why prices could not be obtained at all (the service unreachable, the key refused, the price pool exhausted). */
+export interface PricesUnavailable {
+  readonly code: string;
+  readonly message: string;
+}
+
 export interface Quote {
-  readonly format_version: 1;
+  readonly format_version: 2;
   readonly workflow: string;
   /** ISO date-time, on the quoting clock. */
   readonly created_at: string;
@@ -128,10 +163,18 @@ export interface Quote {
   readonly balance: number | null;
   /** The budget: `--max-cost`, else the workflow's `budget.max_cost`, else null. */
   readonly max_cost: number | null;
-  /** exact + estimated exceeds max_cost. */
+  /** `--allow-unpriced`: items with no price do not fail the budget gate. */
+  readonly allow_unpriced: boolean;
+  /** The high end of the total exceeds max_cost. */
   readonly over_budget: boolean;
-  /** exact + estimated exceeds the balance. */
+  /** The point total exceeds the balance. */
   readonly over_balance: boolean;
+  /** The budget gate's conclusion (see {@link BudgetVerdict}). */
+  readonly verdict: BudgetVerdict;
+  /** One line saying why, for people. */
+  readonly verdict_reason: string;
+  /** Set when prices could not be obtained: the quote is incomplete and no verdict but `unavailable` is given. */
+  readonly prices_unavailable: PricesUnavailable | null;
   readonly steps: readonly QuotedStep[];
   readonly warnings: readonly string[];
 }

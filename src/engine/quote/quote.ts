@@ -11,22 +11,27 @@
  *    each identical request once, cached answers reused.
  * 3. Assemble: a price, a range and a basis per item; totals per step and overall; the balance.
  */
+import { readFile } from 'node:fs/promises';
+import { imageSize } from 'image-size';
 import pLimit from 'p-limit';
 import { type Clock, systemClock } from '../../common/index.js';
 import type { RunEventSink } from '../events.js';
 import { createFileDigester } from '../cache/index.js';
 import { createDurationReader } from './media-duration.js';
-import { DEFAULT_FIT_TOLERANCE, type FitTolerance } from './price-fit.js';
+import { DEFAULT_FIT_TOLERANCE, type FitTolerance, roundUsd } from './price-fit.js';
 import { type AssembleContext, assembleItem } from './quote-assemble.js';
 import type { QuoteCache } from './quote-cache.js';
-import { ClassRegistry, type PriceClass, type StepState } from './quote-entries.js';
-import { sumOutputs } from './quote-estimate.js';
+import { ClassRegistry, classRequest, type PriceClass, type StepState } from './quote-entries.js';
+import type { ImageSize } from './quote-estimate.js';
+import { decideGate } from './quote-gate.js';
 import type { QuoteInput, QuoteItem, QuoteStep } from './quote-input.js';
+import type { PendingSource } from './quote-pending.js';
 import { type PreparedItem, prepareItem } from './quote-prepare.js';
 import { PriceBook, type PriceSource } from './quote-price-book.js';
 import { resolvePrices } from './quote-resolve.js';
-import { pointTotal, TotalAccumulator } from './quote-totals.js';
-import type { QuotedClass, QuotedStep, Quote } from './quote-types.js';
+import { TotalAccumulator } from './quote-totals.js';
+import type { FitPoint, QuotedClass, QuotedStep, Quote } from './quote-types.js';
+import { inferUrlLength } from './url-length.js';
 
 export type { PriceSource } from './quote-price-book.js';
 
@@ -39,6 +44,11 @@ export interface QuoteOptions {
   readonly cache?: QuoteCache | undefined;
   /** Budget in USD; overrides the workflow's `budget.max_cost`. */
   readonly maxCost?: number | null | undefined;
+  /**
+   * `--allow-unpriced`: items with no price do not fail the budget gate.
+   * @default false
+   */
+  readonly allowUnpriced?: boolean;
   /**
    * Most price requests to send; beyond it, items are `unknown`.
    * @default 200
@@ -79,7 +89,6 @@ export async function quoteRun(input: QuoteInput, options: QuoteOptions): Promis
   const balance = readBalance(options, warnings);
 
   const classes = new ClassRegistry();
-  const states = await prepareSteps(input.steps, classes, options.signal);
   const book = new PriceBook({
     source: options.prices,
     cache: options.cache,
@@ -87,6 +96,7 @@ export async function quoteRun(input: QuoteInput, options: QuoteOptions): Promis
     concurrency: options.concurrency ?? 16,
     signal: options.signal,
   });
+  const states = await prepareSteps(input.steps, { classes, book, tolerance, signal: options.signal });
   await resolvePrices(classes.all(), allEntries(states), book, { fitThreshold: options.fitThreshold ?? DEFAULT_FIT_THRESHOLD, tolerance });
 
   const ctx: AssembleContext = { book, tolerance, owners: new Map() };
@@ -101,10 +111,12 @@ export async function quoteRun(input: QuoteInput, options: QuoteOptions): Promis
 
   const total = grand.total();
   const maxCost = options.maxCost ?? input.maxCost ?? null;
-  const point = pointTotal(total);
+  const allowUnpriced = options.allowUnpriced ?? false;
   const balanceUsd = await balance;
+  const unavailable = book.unavailable;
+  const gate = decideGate({ total, maxCost, allowUnpriced, balance: balanceUsd, unavailable });
   const quote: Quote = {
-    format_version: 1,
+    format_version: 2,
     workflow: input.workflow,
     created_at: new Date(clock.now()).toISOString(),
     currency: 'USD',
@@ -113,18 +125,24 @@ export async function quoteRun(input: QuoteInput, options: QuoteOptions): Promis
     cache_hits: book.cacheHits,
     balance: balanceUsd,
     max_cost: maxCost,
-    over_budget: maxCost !== null && point > maxCost,
-    over_balance: balanceUsd !== null && point > balanceUsd,
+    allow_unpriced: allowUnpriced,
+    over_budget: gate.overBudget,
+    over_balance: gate.overBalance,
+    verdict: gate.verdict,
+    verdict_reason: gate.reason,
+    prices_unavailable: unavailable,
     steps,
     warnings: [...warnings, ...summaryWarnings(steps, total, maxCost)],
   };
   options.onEvent?.({
     type: 'quoted',
     ts: clock.now(),
-    total: { exact: total.exact, estimated: total.estimated, low: total.low, high: total.high },
+    total: { exact: total.exact, estimated: total.estimated, point: total.point, low: total.low, high: total.high, unknownItems: total.unknown_items },
     priceRequests: quote.price_requests,
     balance: quote.balance,
     maxCost,
+    verdict: quote.verdict,
+    reason: quote.verdict_reason,
   });
   return quote;
 }
@@ -140,23 +158,52 @@ function readBalance(options: QuoteOptions, warnings: string[]): Promise<number 
   );
 }
 
-async function prepareSteps(steps: readonly QuoteStep[], classes: ClassRegistry, signal: AbortSignal | undefined): Promise<StepState[]> {
+interface PrepareOptions {
+  readonly classes: ClassRegistry;
+  readonly book: PriceBook;
+  readonly tolerance: FitTolerance;
+  readonly signal: AbortSignal | undefined;
+}
+
+async function prepareSteps(steps: readonly QuoteStep[], options: PrepareOptions): Promise<StepState[]> {
   const digester = createFileDigester();
   const durations = createDurationReader();
   const byId = new Map<string, StepState>();
-  const upstreamFacts = (step: QuoteStep, item: QuoteItem) => {
-    const up = step.upstream ? byId.get(step.upstream) : undefined;
-    if (!up) return undefined;
-    return sumOutputs((item.upstreamIndexes ?? [item.index]).map((i) => up.facts.get(i)));
+  const read = new Set<string>();
+  for (const step of steps) {
+    if (step.upstream) read.add(step.upstream);
+    for (const r of Object.values(step.reads ?? {})) read.add(r.step);
+  }
+  const sourceOf = (step: QuoteStep, item: QuoteItem, field: string): PendingSource => {
+    const own = step.reads?.[field];
+    const id = own?.step ?? step.upstream;
+    const up = id ? byId.get(id) : undefined;
+    const indexes = own
+      ? own.edge === 'all'
+        ? Array.from({ length: up?.step.items ?? 0 }, (_, j) => j)
+        : own.edge === 'one'
+          ? [0]
+          : [item.index]
+      : (item.upstreamIndexes ?? [item.index]);
+    return { step: id, task: up?.step.task, items: up ? indexes.map((i) => up.facts.get(i)) : [], path: own?.path };
   };
-  const ctx = { digest: (p: string) => digester.digest(p), durations, classes, upstreamFacts };
+  const ctx = {
+    digest: (p: string) => digester.digest(p),
+    durations,
+    imageSize: readImageSize,
+    classes: options.classes,
+    sourceOf,
+    readDownstream: (id: string) => read.has(id),
+    urlLength: (task: Parameters<typeof inferUrlLength>[1], variable: Parameters<typeof inferUrlLength>[2], fields: Readonly<Record<string, unknown>>, urlField: string) =>
+      inferUrlLength(options.book, task, variable, fields, urlField, options.tolerance),
+  };
   const limit = pLimit(PREPARE_CONCURRENCY);
   const states: StepState[] = [];
   for (const step of steps) {
     const state: StepState = { step, model: null, entries: [], facts: new Map() };
     const pending: Promise<PreparedItem>[] = [];
     for await (const item of step.iterate()) {
-      signal?.throwIfAborted();
+      options.signal?.throwIfAborted();
       pending.push(limit(() => prepareItem(step, item, ctx)));
     }
     for (const prepared of await Promise.all(pending)) {
@@ -168,6 +215,16 @@ async function prepareSteps(steps: readonly QuoteStep[], classes: ClassRegistry,
     states.push(state);
   }
   return states;
+}
+
+/** The pixel size of a local image (its header only), or undefined. */
+async function readImageSize(path: string): Promise<ImageSize | undefined> {
+  try {
+    const { width, height } = imageSize(await readFile(path));
+    return width && height ? { width, height } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function* allEntries(states: readonly StepState[]) {
@@ -192,14 +249,19 @@ function assembleStep(state: StepState, ctx: AssembleContext): { quoted: QuotedS
     subtotal: acc.total(),
     counts: acc.counts(),
     unit_price: acc.unitRange(),
-    classes: [...classes.values()].map(describeClass),
+    classes: [...classes.values()].map((cls) => describeClass(cls, ctx)),
     assumptions: [...assumptions],
     quoted_items: items,
   };
   return { quoted, acc };
 }
 
-function describeClass(cls: PriceClass): QuotedClass {
+function describeClass(cls: PriceClass, ctx: AssembleContext): QuotedClass {
+  const points: FitPoint[] = [];
+  for (const x of [...cls.xs].sort((a, b) => a - b)) {
+    const answer = ctx.book.peek(classRequestKey(cls, x));
+    if (answer?.ok) points.push({ x, price: roundUsd(answer.price) });
+  }
   return {
     id: cls.id,
     variable: cls.variable.name,
@@ -210,19 +272,24 @@ function describeClass(cls: PriceClass): QuotedClass {
     ...(cls.fit ? { line: { slope: cls.fit.slope, intercept: cls.fit.intercept } } : {}),
     ...(cls.fittedOn ? { fitted_on: cls.fittedOn } : {}),
     ...(cls.check ? { check: cls.check } : {}),
+    ...(points.length > 0 ? { points } : {}),
   };
 }
 
 function summaryWarnings(steps: readonly QuotedStep[], total: Quote['total'], maxCost: number | null): string[] {
   const out: string[] = [];
-  if (total.unknown > 0) out.push(`${total.unknown} item(s) have no price: the total is a lower bound`);
+  if (total.unknown_items > 0) out.push(`${total.unknown_items} item(s) have no price: the total is a lower bound`);
   for (const step of steps) {
     for (const cls of step.classes) {
-      if (cls.outcome === 'refused') out.push(`step ${step.id}: class ${cls.id} is not linear in ${cls.variable}; its values were quoted one by one`);
+      if (cls.outcome === 'refused' && cls.check && !cls.check.accepted) {
+        out.push(`step ${step.id}: class ${cls.id} is not linear in ${cls.variable}; its values were quoted one by one`);
+      }
     }
   }
-  if (maxCost !== null && total.high > maxCost && pointTotal(total) <= maxCost) {
-    out.push(`the high end of the estimate ($${total.high}) is above max_cost ($${maxCost})`);
+  if (maxCost !== null && total.high > maxCost && total.point <= maxCost) {
+    out.push(`the point estimate ($${total.point}) is within max_cost ($${maxCost}) but its high end ($${total.high}) is not: the gate compares the high end`);
   }
   return out;
 }
+
+const classRequestKey = (cls: PriceClass, x: number): string => classRequest(cls, x).key;

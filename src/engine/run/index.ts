@@ -17,3 +17,6 @@ export type { RecordedDone, RecordedNode, StateRecorder } from './state-recorder
 export { GatedGovernor } from './submit-gate.js';
 export { SubmitWindow } from './submit-window.js';
 export { watchGovernor } from './watch-governor.js';
+export { earlierSpend, gateRun, remainingTotal } from './budget-start.js';
+export { RunPricer } from './run-pricer.js';
+export type { Reservation } from './run-pricer.js';

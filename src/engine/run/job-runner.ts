@@ -14,6 +14,7 @@ import type { GraphStep, JobGraph, PreparedScope } from '../../workflow/index.js
 import { evaluateCondition, renderSavePath } from '../../workflow/index.js';
 import type { BlobStore } from '../cache/index.js';
 import type { BudgetGuard } from './budget-guard.js';
+import type { RunPricer } from './run-pricer.js';
 import type { CacheLookup, CacheQuery } from '../cache/index.js';
 import { digestRequest, resolveRequest } from './field-resolver.js';
 import { isAccountRefusal, isTransientPollError, jobFailureError, toEventError } from './job-errors.js';
@@ -41,8 +42,8 @@ export interface JobContext {
   readonly state: RunState;
   readonly estimator: PollEstimator;
   readonly budget: BudgetGuard;
-  /** USD to reserve per node before submitting; NaN when the quote gave no price. */
-  readonly reserve: Float64Array;
+  /** What to hold per node before submitting (the quote's prices, re-priced as inputs appear). */
+  readonly pricer: RunPricer;
   readonly blobs: BlobStore;
   readonly cache: CacheLookup;
   readonly results: ResultStore;
@@ -100,8 +101,9 @@ export async function runNode(ctx: JobContext, id: number): Promise<NodeOutcome>
 export async function resumeNode(ctx: JobContext, id: number, requestId: string, attempt: number, cacheKey: string | null = null): Promise<NodeOutcome> {
   const prepared = await prepareNode(ctx, id);
   if (typeof prepared === 'string') return prepared;
-  // Already spent: held whatever the budget says.
-  const amount = Number.isNaN(ctx.reserve[id]!) ? 0 : ctx.reserve[id]!;
+  // Already submitted: held whatever the budget says.
+  const high = ctx.pricer.high[id]!;
+  const amount = Number.isNaN(high) ? 0 : high;
   ctx.budget.hold(amount);
   return driveJob(ctx, id, prepared, cacheKey, amount, { requestId, attempt, acceptedAt: ctx.clock.now() });
 }
@@ -141,29 +143,41 @@ function renderNode(ctx: JobContext, id: number, step: GraphStep, k: number, sco
   return { step, fields, savePath, query, key };
 }
 
-/** The USD to hold for a node: its quote, else a price asked now; an outcome when it cannot go. */
+/**
+ * The USD to hold for a node (run-pricer.ts): its quote, re-priced from its inputs when it was
+ * estimated; an unpriced job is priced by its twin now that its inputs exist, else held at the
+ * highest price seen for its step. A submission that would take spent plus reserved past the
+ * cap is not sent: the run stops (over budget) and the refusal is kept for its message.
+ */
 async function reserveFor(ctx: JobContext, id: number, prepared: PreparedNode): Promise<number | NodeOutcome> {
   if (!ctx.budget.capped) return 0;
-  let amount = ctx.reserve[id]!;
-  if (Number.isNaN(amount)) {
+  let held = await ctx.pricer.reservation(id, prepared.fields);
+  if (held === undefined) {
     const watch = ctx.control.submissionSignal();
     try {
-      // Not priced up front (its input came from an upstream job): the exact price is known now.
-      amount = await ctx.client.price(prepared.step.task.id, prepared.fields, { version: prepared.step.def.apiVersion, signal: watch.signal });
+      const amount = await ctx.client.price(prepared.step.task.id, prepared.fields, { version: prepared.step.def.apiVersion, signal: watch.signal });
+      held = { amount, how: 'its price, asked of its twin just before sending' };
     } catch (error) {
       if (ctx.control.stopping) {
         ctx.state.unstart(id);
         return 'unstarted';
       }
-      const event = toEventError(error, ctx.client.redact);
-      await ctx.state.failed(id, { ...event, message: `cannot price the job under the budget: ${event.message}` }, true);
-      return 'failed';
+      held = ctx.pricer.fallback(prepared.step.id);
+      if (held === undefined) {
+        const event = toEventError(error, ctx.client.redact);
+        await ctx.state.failed(id, { ...event, message: `cannot price the job under the budget: ${event.message}` }, true);
+        return 'failed';
+      }
     } finally {
       watch.release();
     }
   }
-  if (!ctx.control.stopping && ctx.budget.reserve(amount)) return amount;
-  if (!ctx.control.stopping) ctx.control.stop('over-budget');
+  if (!ctx.control.stopping && ctx.budget.reserve(held.amount)) return held.amount;
+  if (!ctx.control.stopping) {
+    const node = ctx.state.node(id);
+    ctx.budget.refuse({ step: node.step, index: node.index, key: node.key }, held.amount, held.how);
+    ctx.control.stop('over-budget');
+  }
   ctx.state.unstart(id);
   return 'unstarted';
 }
@@ -220,6 +234,7 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
   } finally {
     jobSignal.release();
     ctx.budget.settle(reserved, charged);
+    if (charged > 0) ctx.pricer.observe(step.id, charged);
   }
 }
 

@@ -202,13 +202,17 @@ export class RunState {
     this.sink({ type: 'item-unknown', ts: this.clock.now(), node: strip(node), reason });
   }
 
-  /** A node whose state came from an earlier run (resume): shown, not recorded again. */
-  seedDone(id: number, result: NodeResult, outputs: readonly string[]): void {
+  /**
+   * A node done in an earlier session of the run (resume): shown with what it cost then (so
+   * reports add up over every session), not recorded again. `doneAt`: when it was done.
+   */
+  seedDone(id: number, result: NodeResult, outputs: readonly string[], doneAt?: number): void {
     this.status[id] = NODE.done;
     this.live.delete(id);
     this.counts.done++;
-    const ts = this.clock.now();
-    this.sink({ type: 'item-done', ts, node: strip(this.node(id)), requestId: result.requestId, cost: 0, quotedCost: this.quotedOf(id), cached: false, outputs, startedAt: ts });
+    const ts = doneAt ?? this.clock.now();
+    const node = strip(this.node(id));
+    this.sink({ type: 'item-done', ts, node, requestId: result.requestId, cost: result.cost ?? 0, quotedCost: this.quotedOf(id), cached: false, earlier: true, outputs, startedAt: ts });
   }
 
   /** A job submitted by an earlier run, still to be polled. */

@@ -17,7 +17,15 @@ import { NODE } from './run-state.js';
 
 /** A node's state carried over from an earlier run (resume). */
 export type SeedNode =
-  | { readonly state: 'done'; readonly step: string; readonly k: number; readonly result: NodeResult; readonly outputs: readonly string[] }
+  | {
+      readonly state: 'done';
+      readonly step: string;
+      readonly k: number;
+      readonly result: NodeResult;
+      readonly outputs: readonly string[];
+      /** Clock ms when it was done (its cost was charged then). */
+      readonly doneAt?: number;
+    }
   | {
       readonly state: 'submitted';
       readonly step: string;
@@ -78,7 +86,7 @@ export class Scheduler {
       const id = graph.nodeIndex(seed.step, seed.k);
       if (seed.state === 'done') {
         this.ctx.results.put(id, seed.result, countReaders(this.ctx, id));
-        state.seedDone(id, seed.result, seed.outputs);
+        state.seedDone(id, seed.result, seed.outputs, seed.doneAt);
         this.readyDependents(id);
       } else if (seed.state === 'unknown') {
         state.seedUnknown(id, seed.reason);

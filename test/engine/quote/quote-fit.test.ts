@@ -47,6 +47,11 @@ describe('price classes', () => {
       if (!variable) continue;
       const task = getTask(id);
       const names = [...task.fields, ...task.priceFields].map((f) => f.name);
+      if (variable.via === 'placeholder-text') {
+        // The twin takes only the text: a pending one is quoted with a neutral text of that length.
+        expect(names, id).toContain(variable.replaces);
+        continue;
+      }
       expect(names, id).toContain(variable.name);
       if (variable.replaces) {
         const group = task.priceExactlyOneOf?.find((g) => g.includes(variable.replaces!));

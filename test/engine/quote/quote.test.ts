@@ -1,5 +1,6 @@
 import { copyFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makeMp4 } from '../../../src/emulator/media/index.js';
 import { quoteRun } from '../../../src/engine/quote/quote.js';
@@ -34,8 +35,8 @@ describe('quoteRun over loopback', () => {
       ],
     };
     const quote = await quoteRun(input, { prices, clock: emulator.clock });
-    expect(quote.total.unknown).toBe(0);
-    expect(quote.total.estimated).toBe(0);
+    expect(quote.total.unknown_items).toBe(0);
+    expect(quote.total.estimated).toEqual({ point: 0, low: 0, high: 0 });
     expect(quote.steps.flatMap((s) => s.quoted_items.map((i) => i.method))).toEqual(['exact', 'exact', 'exact', 'exact']);
 
     const before = (await client.balance()).balance;
@@ -197,33 +198,60 @@ describe('quoteRun over loopback', () => {
     );
     const speak = quote.steps[1]!;
     expect(speak.counts.estimated).toBe(3);
-    expect(speak.assumptions).toEqual(['transcript ≈ 15 characters per second of source audio (range 8–25)']);
+    const said = 'transcript ≈ 2.5 words per second of source audio (range 1–3.5), 6 characters per word with its space (range 5–7)';
+    expect(speak.assumptions).toEqual([said]);
     const item = speak.quoted_items[1]!;
-    expect(item.assumption).toBe('transcript ≈ 15 characters per second of source audio (range 8–25)');
+    expect(item.assumption).toBe(said);
+    // 120 s × 2.5 words × 6 characters; the range is 120 × 1 × 5 to 120 × 3.5 × 7.
     expect(item.x).toBe(1800);
     // Nine sizes (point, low and high of three items) are past the threshold: the class is fitted.
     expect(speak.classes[0]!.outcome).toBe('fitted');
     const twin = async (count_text: number) => client.price('audio.speech', { ...KOKORO, count_text });
     const within = (usd: number) => Math.max(0.005 * usd, 1e-6) + 1e-12;
     expect(Math.abs(item.price! - (await twin(1800)))).toBeLessThanOrEqual(within(await twin(1800)));
-    expect(item.low!).toBeLessThanOrEqual(await twin(960));
-    expect(item.low!).toBeGreaterThanOrEqual((await twin(960)) - within(await twin(960)) - 1e-6);
-    expect(item.high!).toBeGreaterThanOrEqual(await twin(3000));
-    expect(item.high!).toBeLessThanOrEqual((await twin(3000)) + within(await twin(3000)) + 1e-6);
-    expect(quote.total.estimated).toBeCloseTo(speak.subtotal.estimated, 9);
-    expect(quote.total.low).toBeLessThan(quote.total.exact + quote.total.estimated);
-    expect(quote.total.high).toBeGreaterThan(quote.total.exact + quote.total.estimated);
+    expect(item.low!).toBeLessThanOrEqual(await twin(600));
+    expect(item.low!).toBeGreaterThanOrEqual((await twin(600)) - within(await twin(600)) - 1e-6);
+    expect(item.high!).toBeGreaterThanOrEqual(await twin(2940));
+    expect(item.high!).toBeLessThanOrEqual((await twin(2940)) + within(await twin(2940)) + 1e-6);
+    expect(quote.total.estimated.point).toBeCloseTo(speak.subtotal.estimated.point, 9);
+    expect(quote.total.point).toBeCloseTo(quote.total.exact + quote.total.estimated.point, 9);
+    expect(quote.total.low).toBeLessThan(quote.total.point);
+    expect(quote.total.high).toBeGreaterThan(quote.total.point);
   });
 
-  it('marks an item unknown when nothing upstream tells the length it depends on', async () => {
+  it("reads a URL source's length off its price, so the transcript read downstream has a basis", async () => {
     const emulator = await useEmulator();
-    const { prices } = clientFor(emulator);
+    const { client, prices } = clientFor(emulator);
+    const url = 'https://www.youtube.com/watch?v=abc&deflow_duration=240';
     const quote = await quoteRun(
       {
         workflow: 'urls.yaml',
         steps: [
-          stepOf('transcribe', 'audio.transcribe', [{ fields: { ...WHISPER, source_url: 'https://www.youtube.com/watch?v=abc' }, pending: [] }]),
+          stepOf('transcribe', 'audio.transcribe', [{ fields: { ...WHISPER, include_metadata: true, source_url: url }, pending: [] }]),
           stepOf('speak', 'audio.speech', [{ fields: KOKORO, pending: ['text'] }], 'transcribe'),
+        ],
+      },
+      { prices },
+    );
+    const item = quote.steps[1]!.quoted_items[0]!;
+    expect(item.method).toBe('estimated');
+    // 240 s (the emulator's length for this URL): 240 × 2.5 × 6 characters; the metadata surcharge is not mistaken for seconds.
+    expect(item.x).toBe(3600);
+    expect(item.price).toBeCloseTo(await client.price('audio.speech', { ...KOKORO, count_text: 3600 }), 5);
+    expect(item.assumption).toMatch(/^https:\/\/www\.youtube\.com\/watch\?v=abc&deflow_duration=240 lasts ≈ 240 s, read off the price the twin gave for it/);
+    expect(quote.total.unknown_items).toBe(0);
+  });
+
+  it('marks an item unknown when nothing upstream tells the length it depends on, and says what would', async () => {
+    const emulator = await useEmulator();
+    const { prices } = clientFor(emulator);
+    const scan = fileURLToPath(new URL('../../../workflows/media/scans/invoice.png', import.meta.url));
+    const quote = await quoteRun(
+      {
+        workflow: 'ocr.yaml',
+        steps: [
+          stepOf('read', 'image.ocr', [{ fields: { model: 'Nanonets_Ocr_S_F16', image: { path: scan } }, pending: [] }]),
+          stepOf('speak', 'audio.speech', [{ fields: KOKORO, pending: ['text'] }], 'read'),
         ],
       },
       { prices },
@@ -231,7 +259,8 @@ describe('quoteRun over loopback', () => {
     const item = quote.steps[1]!.quoted_items[0]!;
     expect(item.method).toBe('unknown');
     expect(item.reason).toMatch(/length of `text`/);
-    expect(quote.total.unknown).toBe(1);
+    expect(item.would_know).toBe("a fixed `with.text`: the length of this step's text depends on content nothing measures before it runs");
+    expect(quote.total.unknown_items).toBe(1);
     expect(quote.warnings[0]).toMatch(/1 item\(s\) have no price/);
   });
 
