@@ -4,11 +4,13 @@
  * Counts per step, every `unknown` item with its reason, and the command that resumes it.
  * Works while the run is going: the journal is only read.
  */
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DeflowError } from '../common/index.js';
-import { readJournal, replayRunState } from '../engine/index.js';
+import { attributeSpend, chargedJobs, readInvocations, readJournal, replayRunState } from '../engine/index.js';
+import type { Quote } from '../engine/index.js';
+import { formatCost, formatTotal } from '../report/index.js';
 import { type RunProgress, summariseProgress } from '../engine/index.js';
 import { listRuns, RESUMABLE_STATUSES, type RunSummary, resolveStateDir, runPaths, STATE_DIR_NAME } from '../engine/index.js';
 import type { CliIO } from '../common/index.js';
@@ -44,7 +46,20 @@ export interface RunStatusJson {
   readonly workflow: string | null;
   readonly started_at: string | null;
   readonly finished_at: string | null;
-  readonly steps: RunProgress['steps'];
+  /** Per step: the counts, `cost` (USD charged in every session), and `cost_quoted` (the run's quote of the step's point, or null). */
+  readonly steps: readonly (RunProgress['steps'][number] & { readonly cost_quoted: number | null })[];
+  /** The whole run's cost over every session (and per session), against its quote when it had one. */
+  readonly cost: {
+    readonly actual: number;
+    readonly quoted: { readonly point: number; readonly high: number; readonly unknown_items: number } | null;
+    readonly invocations: readonly {
+      readonly index: number;
+      readonly started_at: string | null;
+      readonly finished_at: string | null;
+      readonly status: string;
+      readonly cost_actual: number;
+    }[];
+  };
   readonly unknowns: RunProgress['unknowns'];
   readonly torn_tail: boolean;
   /** The command that resumes the run, when a resume has anything to do. */
@@ -58,6 +73,19 @@ async function runStatus(run: string | undefined, flags: StatusFlags, io: CliIO)
   const progress = summariseProgress(replayed);
   const workflow = summary.meta?.workflow ?? replayed.run?.workflow ?? null;
   const canResume = !summary.active && workflow !== null && (RESUMABLE_STATUSES.has(summary.status) || progress.resumable > 0);
+  const dir = runPaths(stateDir, summary.runId).dir;
+  const quote = await readRunQuote(dir);
+  const quoted = new Map(quote?.steps.map((step) => [step.id, step.subtotal.point]) ?? []);
+  const sessions = readInvocations(dir);
+  const entries = sessions.length > 0 ? sessions : [{ started_at: replayed.run?.started_at ?? 0, finished_at: null, status: 'unrecorded' }];
+  const invocations = attributeSpend(entries, chargedJobs(replayed)).map((e, i, all) => ({
+    index: i + 1,
+    started_at: iso(e.startedAt),
+    finished_at: iso(e.finishedAt ?? undefined),
+    status: summary.active && i === all.length - 1 ? 'running' : e.status,
+    cost_actual: e.spent,
+  }));
+  const steps = progress.steps.map((step) => ({ ...step, cost: usd(step.cost), cost_quoted: quoted.get(step.step) ?? null }));
   const status: RunStatusJson = {
     format_version: 1,
     run_id: summary.runId,
@@ -66,7 +94,12 @@ async function runStatus(run: string | undefined, flags: StatusFlags, io: CliIO)
     workflow,
     started_at: iso(summary.meta?.started_at ?? replayed.run?.started_at),
     finished_at: iso(summary.meta?.finished_at ?? undefined),
-    steps: progress.steps,
+    steps,
+    cost: {
+      actual: usd(steps.reduce((sum, step) => sum + Math.round(step.cost * 1e6), 0) / 1e6),
+      quoted: quote === undefined ? null : { point: quote.total.point, high: quote.total.high, unknown_items: quote.total.unknown_items },
+      invocations,
+    },
     unknowns: progress.unknowns,
     torn_tail: journal.tornTail,
     resume_command: canResume ? formatResumeCommand({ workflow, runId: summary.runId, stateDir, inputs: replayed.run?.inputs ?? {}, cwd: io.cwd }) : null,
@@ -101,8 +134,14 @@ export function formatStatus(status: RunStatusJson): string[] {
   lines.push('');
   if (status.steps.length === 0) lines.push('no item has been journalled yet');
   else {
-    const rows = status.steps.map((s) => [s.step, String(s.done), String(s.cached), String(s.running), String(s.unknown), String(s.failed), String(s.skipped + s.withdrawn), `$${s.cost.toFixed(4)}`]);
-    lines.push(formatTable(['step', 'done', 'cached', 'running', 'unknown', 'failed', 'skipped', 'spent'], rows));
+    const rows = status.steps.map((s) => [s.step, String(s.done), String(s.cached), String(s.running), String(s.unknown), String(s.failed), String(s.skipped + s.withdrawn), formatCost(s.cost), formatCost(s.cost_quoted)]);
+    lines.push(formatTable(['step', 'done', 'cached', 'running', 'unknown', 'failed', 'skipped', 'spent', 'quoted'], rows));
+  }
+  const { cost } = status;
+  const quoted = cost.quoted === null ? 'not quoted' : `quoted ${formatTotal(cost.quoted)}`;
+  lines.push('', `cost: ${formatCost(cost.actual)} spent over ${cost.invocations.length} session${cost.invocations.length === 1 ? '' : 's'}; ${quoted}`);
+  if (cost.invocations.length > 1) {
+    for (const session of cost.invocations) lines.push(`  session ${session.index} (${session.started_at ?? '?'}, ${session.status}): ${formatCost(session.cost_actual)}`);
   }
   if (status.unknowns.length > 0) {
     lines.push('', `unknown items (${status.unknowns.length}): the service may or may not have created their jobs; deflow never submits them again unless --resubmit-unknown is given`);
@@ -110,6 +149,20 @@ export function formatStatus(status: RunStatusJson): string[] {
   }
   if (status.resume_command !== null) lines.push('', `resume: ${status.resume_command}`);
   return lines;
+}
+
+/** The quote the run was started with (`deflow run` keeps it beside the journal), if any. */
+async function readRunQuote(dir: string): Promise<Quote | undefined> {
+  try {
+    const quote = JSON.parse(await readFile(join(dir, 'quote.json'), 'utf8')) as Partial<Quote>;
+    return quote.format_version === 2 && Array.isArray(quote.steps) && typeof quote.total === 'object' ? (quote as Quote) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function usd(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
 }
 
 function iso(ms: number | undefined): string | null {

@@ -96,7 +96,7 @@ describe('deflow run', () => {
     const { code, io } = await run(dir, ['run', 'workflow.yaml', '--emulator', '--emulator-config', 'emulator.yaml', '--max-cost', '0.0000001', '--json']);
     expect(code).toBe(4);
     expect(io.stdoutText()).not.toContain('item-submitted');
-    expect(io.stderrText()).toContain('refused to start: the quote');
+    expect(io.stderrText()).toMatch(/\nover budget: refused to start, nothing was submitted: the high end of the quote, \$0\.\d+, is above the cap of \$0\n/);
   });
 
   it('exits 5 when a daily rate limit stops the run', async () => {
