@@ -241,6 +241,8 @@ function printSummary(io: CliIO, flags: RunFlags, graph: JobGraph, outcome: RunO
     const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
     lines.push(`deflow: ${session.client.redact(message)}`);
   }
+  // Why the budget stopped the run is said even with --quiet, like an error.
+  lines.push(...budgetLines(outcome));
   if (flags.quiet) {
     if (lines.length > 0) io.stderr.write(`${lines.join('\n')}\n`);
     return;
@@ -255,7 +257,6 @@ function printSummary(io: CliIO, flags: RunFlags, graph: JobGraph, outcome: RunO
         '`deflow status` lists them, --resubmit-unknown submits them knowingly',
     );
   }
-  lines.push(...budgetLines(outcome));
   const { pending, running } = outcome.counts;
   if (outcome.status !== 'done' && outcome.status !== 'failed' && pending > 0) {
     const where = flags.report ? `their request ids are in ${flags.report}` : 'their request ids are in the item-submitted events (--json, --report)';

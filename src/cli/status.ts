@@ -46,8 +46,12 @@ export interface RunStatusJson {
   readonly workflow: string | null;
   readonly started_at: string | null;
   readonly finished_at: string | null;
-  /** Per step: the counts, `cost` (USD charged in every session), and `cost_quoted` (the run's quote of the step's point, or null). */
-  readonly steps: readonly (RunProgress['steps'][number] & { readonly cost_quoted: number | null })[];
+  /**
+   * Per step: the counts, `cost` (USD charged in every session), `cost_quoted` (the point the
+   * run's quote gave the step, or null when it had none) and `quoted_unknown_items` (items that
+   * quote could not price: `cost_quoted` is then a lower bound).
+   */
+  readonly steps: readonly (RunProgress['steps'][number] & { readonly cost_quoted: number | null; readonly quoted_unknown_items: number })[];
   /** The whole run's cost over every session (and per session), against its quote when it had one. */
   readonly cost: {
     readonly actual: number;
@@ -75,7 +79,7 @@ async function runStatus(run: string | undefined, flags: StatusFlags, io: CliIO)
   const canResume = !summary.active && workflow !== null && (RESUMABLE_STATUSES.has(summary.status) || progress.resumable > 0);
   const dir = runPaths(stateDir, summary.runId).dir;
   const quote = await readRunQuote(dir);
-  const quoted = new Map(quote?.steps.map((step) => [step.id, step.subtotal.point]) ?? []);
+  const quoted = new Map(quote?.steps.map((step) => [step.id, step.subtotal]) ?? []);
   const sessions = readInvocations(dir);
   const entries = sessions.length > 0 ? sessions : [{ started_at: replayed.run?.started_at ?? 0, finished_at: null, status: 'unrecorded' }];
   const invocations = attributeSpend(entries, chargedJobs(replayed)).map((e, i, all) => ({
@@ -85,7 +89,10 @@ async function runStatus(run: string | undefined, flags: StatusFlags, io: CliIO)
     status: summary.active && i === all.length - 1 ? 'running' : e.status,
     cost_actual: e.spent,
   }));
-  const steps = progress.steps.map((step) => ({ ...step, cost: usd(step.cost), cost_quoted: quoted.get(step.step) ?? null }));
+  const steps = progress.steps.map((step) => {
+    const subtotal = quoted.get(step.step);
+    return { ...step, cost: usd(step.cost), cost_quoted: subtotal?.point ?? null, quoted_unknown_items: subtotal?.unknown_items ?? 0 };
+  });
   const status: RunStatusJson = {
     format_version: 1,
     run_id: summary.runId,
@@ -134,7 +141,7 @@ export function formatStatus(status: RunStatusJson): string[] {
   lines.push('');
   if (status.steps.length === 0) lines.push('no item has been journalled yet');
   else {
-    const rows = status.steps.map((s) => [s.step, String(s.done), String(s.cached), String(s.running), String(s.unknown), String(s.failed), String(s.skipped + s.withdrawn), formatCost(s.cost), formatCost(s.cost_quoted)]);
+    const rows = status.steps.map((s) => [s.step, String(s.done), String(s.cached), String(s.running), String(s.unknown), String(s.failed), String(s.skipped + s.withdrawn), formatCost(s.cost), quotedCell(s)]);
     lines.push(formatTable(['step', 'done', 'cached', 'running', 'unknown', 'failed', 'skipped', 'spent', 'quoted'], rows));
   }
   const { cost } = status;
@@ -149,6 +156,13 @@ export function formatStatus(status: RunStatusJson): string[] {
   }
   if (status.resume_command !== null) lines.push('', `resume: ${status.resume_command}`);
   return lines;
+}
+
+/** A step's quoted cost: `—` when not quoted, a lower bound when items had no price. */
+function quotedCell(step: RunStatusJson['steps'][number]): string {
+  if (step.cost_quoted === null) return '—';
+  if (step.quoted_unknown_items === 0) return formatCost(step.cost_quoted);
+  return step.cost_quoted === 0 ? `${step.quoted_unknown_items} unpriced` : `≥ ${formatCost(step.cost_quoted)} (${step.quoted_unknown_items} unpriced)`;
 }
 
 /** The quote the run was started with (`deflow run` keeps it beside the journal), if any. */
