@@ -45,7 +45,7 @@ function runProperties(summary: RunReportSummary): [string, string][] {
   }
   out.push(['deflow.run.invocations', String(summary.invocations.length)]);
   for (const invocation of summary.invocations) out.push([`deflow.run.invocation.${invocation.index}.cost_actual`, usd(invocation.cost_actual)]);
-  if (summary.budget?.max_cost != null) out.push(['deflow.run.max_cost', usd(summary.budget.max_cost)]);
+  if (summary.budget && summary.budget.max_cost !== null) out.push(['deflow.run.max_cost', usd(summary.budget.max_cost)]);
   return out;
 }
 

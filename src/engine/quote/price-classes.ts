@@ -72,6 +72,11 @@ for (const endpoint of ENDPOINTS) {
   }
 }
 
+/** Whether the task's v2 price twin takes `field` at all (a field it does not take cannot move the price). */
+export function twinTakes(task: TaskId, field: string): boolean {
+  return !NOT_PRICED.has(field) && (PRICE_FIELDS.get(task)?.has(field) ?? true);
+}
+
 /** `fields` restricted to what the task's v2 price twin takes (webhooks and omitted files dropped). */
 export function priceTwinFields(task: TaskId, fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const accepted = PRICE_FIELDS.get(task);

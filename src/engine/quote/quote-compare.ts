@@ -121,7 +121,7 @@ function upgradeQuote(v1: QuoteV1): Quote {
     verdict: v1.over_budget ? 'over-budget' : v1.max_cost === null ? 'no-budget' : 'within',
     verdict_reason: 'read from a format-1 quote',
     prices_unavailable: null,
-  } as Quote;
+  };
 }
 
 function describe(value: unknown): string {

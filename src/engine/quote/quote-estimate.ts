@@ -25,10 +25,8 @@ export interface ImageSize {
 
 /** What an item's result will be, as far as its size goes. */
 export interface OutputFacts {
-  /** Characters of the result's text as `steps.<id>.text` gives it (a JSON result's whole text). */
+  /** Characters of the result's text as `steps.<id>.text` gives it (a timestamped transcript's or a description's whole JSON). */
   readonly text?: Range;
-  /** Characters of the plain text inside a JSON transcript (`steps.<id>.json.text`). */
-  readonly innerText?: Range;
   /** Seconds of an audio or video result. */
   readonly seconds?: Range;
   /** Pixel size of an image result. */
@@ -89,7 +87,7 @@ function transcriptFacts(fields: Readonly<Record<string, unknown>>, seconds: Ran
     extra = plus(extra, times(seconds, SPEAKER_CHARS_PER_SECOND));
     notes.push(`speaker labels ≈ ${r(SPEAKER_CHARS_PER_SECOND, 'characters per second')}`);
   }
-  return { text: plus(times(plain, exactRange(2)), extra), innerText: plain, assumptions: [TRANSCRIPT_ASSUMPTION, notes.join('; ')] };
+  return { text: plus(times(plain, exactRange(2)), extra), assumptions: [TRANSCRIPT_ASSUMPTION, notes.join('; ')] };
 }
 
 function descriptionFacts(fields: Readonly<Record<string, unknown>>, seconds: Range): OutputFacts {

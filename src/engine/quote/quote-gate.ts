@@ -54,9 +54,9 @@ export function decideGate(input: GateInput): GateOutcome {
     };
   }
   if (overBudget) {
-    return { verdict: 'over-budget', reason: `the high end of the quote, ${usd(total.high)}${already}, is above the cap of ${usd(maxCost!)}`, ...flags };
+    return { verdict: 'over-budget', reason: `the high end of the quote, ${usd(total.high)}${already}, is above the cap of ${usd(maxCost)}`, ...flags };
   }
-  if (overBalance) return { verdict: 'over-balance', reason: `the quote, ${usd(total.point)}, is above the balance of ${usd(balance!)}`, ...flags };
+  if (overBalance) return { verdict: 'over-balance', reason: `the quote, ${usd(total.point)}, is above the balance of ${usd(balance)}`, ...flags };
   if (maxCost === null) return { verdict: 'no-budget', reason: 'no budget was set', ...flags };
   const unpricedNote = unpriced > 0 ? `; ${unpriced} unpriced item(s) run under per-job reservations (--allow-unpriced)` : '';
   return { verdict: 'within', reason: `the high end of the quote, ${usd(total.high)}${already}, is within the cap of ${usd(maxCost)}${unpricedNote}`, ...flags };

@@ -19,7 +19,7 @@ export interface PendingSource {
   readonly task?: TaskId | undefined;
   /** Facts of each upstream item the field reads: one for a chain, every item for a gather. */
   readonly items: readonly (OutputFacts | undefined)[];
-  /** What the field reads of each result after the step id (`['text']`, `['json', 'text']`, `['result_url']`); undefined: its text or media. */
+  /** What the field reads of each result after the step id (`['text']`, `['json']`, `['result_url']`); undefined: its text or media. */
   readonly path?: readonly (string | null)[] | undefined;
 }
 
@@ -54,10 +54,8 @@ const sum = (ranges: readonly Range[]): Range =>
 function textRead(facts: OutputFacts | undefined, path: PendingSource['path']): Range | undefined {
   if (!facts) return undefined;
   if (path === undefined || path.length === 0) return facts.text;
-  const [first, second] = path;
-  if (path.length === 1 && (first === 'text' || first === 'json')) return facts.text;
-  if (path.length === 2 && first === 'json' && second === 'text') return facts.innerText;
-  return undefined;
+  // The whole text, or the whole JSON (as long as its text); a part of the JSON has no known size.
+  return path.length === 1 && (path[0] === 'text' || path[0] === 'json') ? facts.text : undefined;
 }
 
 const readsMedia = (path: PendingSource['path']): boolean => path === undefined || path.length === 0 || (path.length === 1 && (path[0] === 'result_url' || path[0] === 'path'));

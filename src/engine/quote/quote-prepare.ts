@@ -9,7 +9,7 @@ import { findCatalogueModel } from '../../service/index.js';
 import { getTask } from '../../service/index.js';
 import type { TaskId } from '../../service/index.js';
 import type { DurationReader } from './media-duration.js';
-import { isFileValue, priceTwinFields, requestKey, type SizeVariable, sizeVariableOf, withFileDigests } from './price-classes.js';
+import { isFileValue, priceTwinFields, requestKey, type SizeVariable, sizeVariableOf, twinTakes, withFileDigests } from './price-classes.js';
 import { placeholderImageField, placeholderShown } from './placeholder-image.js';
 import type { ClassRegistry, Entry, WorkflowBasis } from './quote-entries.js';
 import { describeOutput, type ImageSize, type InputMedia, type OutputFacts, type Range } from './quote-estimate.js';
@@ -60,8 +60,12 @@ export async function prepareItem(step: QuoteStep, item: QuoteItem, ctx: Prepare
   let note = '';
   let media: InputMedia = {};
   let workflow: WorkflowBasis | undefined;
-  if (item.pending.length > 0) {
-    const plan = planPending(task, item.pending, (field) => ctx.sourceOf(step, item, field));
+  // A pending field the twin does not take cannot move the price: the twin prices without it.
+  const pending = item.pending.filter((name) => twinTakes(task, name));
+  const untaken = item.pending.filter((name) => !twinTakes(task, name));
+  if (untaken.length > 0) note = `the twin does not take ${untaken.map((n) => `\`${n}\``).join(', ')}`;
+  if (pending.length > 0) {
+    const plan = planPending(task, pending, (field) => ctx.sourceOf(step, item, field));
     if (plan.kind === 'unknown') return { entry: { kind: 'unknown', item, assumptions: [], reason: plan.reason, wouldKnow: plan.wouldKnow }, facts: undefined, model };
     Object.assign(fields, plan.placeholders);
     for (const [name, sizes] of Object.entries(plan.images)) {
@@ -105,7 +109,7 @@ export async function prepareItem(step: QuoteStep, item: QuoteItem, ctx: Prepare
   }
 
   const sized = ctx.readDownstream(step.id);
-  if (sized && item.pending.length === 0) media = await localMedia(task, item.fields, ctx);
+  if (sized && pending.length === 0) media = await localMedia(task, item.fields, ctx);
   let outputSize = size;
   if (sized && !size && variable?.measure === 'media-seconds') {
     const urlField = URL_FIELDS.find((name) => typeof fields[name] === 'string');

@@ -76,7 +76,7 @@ export class RunPricer {
         this.high[id] = item.method === 'exact' || item.method === 'derived' ? item.price : (item.high ?? item.price);
         this.method[id] = item.method === 'exact' || item.method === 'derived' ? METHOD.exact : item.method === 'fitted' ? METHOD.fitted : METHOD.estimated;
         if (item.class !== undefined) this.lineOf[id] = lines.get(item.class) ?? -1;
-        this.highestQuoted.set(step.id, Math.max(this.highestQuoted.get(step.id) ?? 0, this.high[id]!));
+        this.highestQuoted.set(step.id, Math.max(this.highestQuoted.get(step.id) ?? 0, this.high[id]));
       }
     }
   }
@@ -158,7 +158,7 @@ async function measure(variable: SizeVariable, fields: RequestFields): Promise<n
   const value = variable.replaces ? fields[variable.replaces] : fields[variable.name];
   if (variable.measure === 'characters') {
     if (typeof value === 'string') return [...value].length;
-    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return (value as string[]).reduce((s, v) => s + [...v].length, 0);
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return (value).reduce((s, v) => s + [...v].length, 0);
     return undefined;
   }
   if (variable.measure === 'media-seconds') {
