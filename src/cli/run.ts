@@ -228,7 +228,8 @@ async function dryRun(io: CliIO, flags: RunFlags, graph: JobGraph, quote: Quote,
 /** A cap that lets the rest of the run go: the quote's high end for the whole run, or what was about to be held. */
 function suggestCap(outcome: RunOutcome): number {
   const refused = outcome.budget?.refused;
-  const atRefusal = refused ? outcome.spent + refused.reserved + refused.amount : 0;
+  // Whatever was in flight at the refusal has settled into `spent` by now.
+  const atRefusal = refused ? outcome.spent + refused.amount : 0;
   const quoted = outcome.quote ? outcome.quote.total.high : 0;
   const cap = Math.max(atRefusal, quoted, outcome.budget?.maxCost ?? 0);
   const step = cap >= 0.01 ? 100 : 10_000;
