@@ -1,11 +1,12 @@
 /**
  * `npm run bench -- quote-accuracy [--time-scale 200] [--seed 3] [--only NAME]`
  *
- * How far a quote is from what a run is charged. For every workflow in `workflows/` and three
+ * How far a quote is from what a run is charged. For every workflow in `workflows/` and five
  * chained pipelines (generate 512² images → upscale ×4; transcribe with `include_ts: true` →
  * speech of the timestamped transcript; describe 5 video URLs → embed the gathered
- * descriptions), each on a fresh emulator: quote it as `deflow quote` does, then run it as
- * `deflow run` does, and take the emulator's balance before and after as the truth.
+ * descriptions; generate videos → upscale → remove the background; generate images → remove
+ * the background → OCR), each on a fresh emulator: quote it as `deflow quote` does, then run it
+ * as `deflow run` does, and take the emulator's balance before and after as the truth.
  *
  * Per workflow: the point error `|quote − actual| / actual`, whether `actual ≤ high end`, and
  * the unknown items. Targets: point error ≤ 10 % on every pipeline, actual ≤ high end
@@ -76,6 +77,10 @@ steps:
     task: video.upscale
     for_each: clip
     with: { video: "\${{ steps.clip.result_url }}", model: RealESRGAN_Vid_x4 }
+  cutout:
+    task: video.remove-background
+    for_each: sharpen
+    with: { video: "\${{ steps.sharpen.result_url }}", model: RMBG-1.4 }
 `,
   },
   'image-chain': {

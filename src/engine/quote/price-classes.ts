@@ -41,6 +41,8 @@ const SIZE_VARIABLES: Readonly<Record<TaskId, SizeVariable | null>> = {
   'audio.transcribe': { name: 'duration_seconds', via: 'twin', replaces: 'source_file', measure: 'media-seconds', integer: false, unit: 's' },
   'video.describe': { name: 'duration_seconds', via: 'twin', replaces: 'video_file', measure: 'media-seconds', integer: false, unit: 's' },
   'video.upscale': { name: 'duration', via: 'twin', replaces: 'video', measure: 'media-seconds', integer: false, unit: 's' },
+  'video.replace': { name: 'duration', via: 'twin', replaces: 'video', measure: 'media-seconds', integer: false, unit: 's' },
+  'video.remove-background': { name: 'duration', via: 'twin', replaces: 'video', measure: 'media-seconds', integer: false, unit: 's' },
   'audio.speech': { name: 'count_text', via: 'twin', replaces: 'text', measure: 'characters', integer: true, unit: 'characters' },
   'audio.music': { name: 'duration', via: 'twin', replaces: null, measure: null, integer: true, unit: 's' },
   'text.embed': { name: 'input_characters', via: 'placeholder-text', replaces: 'input', measure: 'characters', integer: true, unit: 'characters' },
@@ -52,8 +54,6 @@ const SIZE_VARIABLES: Readonly<Record<TaskId, SizeVariable | null>> = {
   'video.generate': null,
   'video.animate': null,
   'video.audio-sync': null,
-  'video.replace': null,
-  'video.remove-background': null,
   'prompt.enhance': null,
 };
 

@@ -69,7 +69,7 @@ describe('chained steps', () => {
     expect(items(quote, 'read')[0]).toMatchObject({ method: 'derived', price: 0.003753, derived_from: { source: 'workflow', step: 'cutout' } });
   });
 
-  it('prices a video upscale from the frames and fps of the generated video', async () => {
+  it('prices a video upscale from the frames and fps of the generated video, and a background removal of that', async () => {
     const { quote } = await quoteOf({
       'workflow.yaml': yaml(
         'version: 1',
@@ -80,10 +80,14 @@ describe('chained steps', () => {
         '  sharpen:',
         '    task: video.upscale',
         '    with: { video: "${{ steps.clip.result_url }}", model: RealESRGAN_Vid_x4 }',
+        '  cutout:',
+        '    task: video.remove-background',
+        '    with: { video: "${{ steps.sharpen.result_url }}", model: RMBG-1.4 }',
       ),
     });
-    // 0.002 × (90 / 30 s) × 4
+    // 0.002 × (90 / 30 s) × 4, then 0.0015 × 3 s of the upscaled video
     expect(items(quote, 'sharpen')[0]).toMatchObject({ method: 'derived', price: 0.024, x: 3, basis: 'price twin at duration=3 (what step clip is set to produce)' });
+    expect(items(quote, 'cutout')[0]).toMatchObject({ method: 'derived', price: 0.0045, x: 3 });
   });
 
   it('prices speech of a timestamped transcript by the JSON it receives, and of a plain one by its text', async () => {
