@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { type Clock, systemClock } from '../common/index.js';
 import { DeflowError } from '../common/index.js';
-import { RateGovernor } from './rate-governor.js';
+import { type Governor, RateGovernor } from './rate-governor.js';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
 import { isLoopbackHost } from './url-safety.js';
 
@@ -20,7 +20,7 @@ export interface DeapiClientOptions {
    * The rate governor, shared by every client that spends the same account; `false` turns
    * pacing off (retries still honour `Retry-After`). @default a new RateGovernor on `clock`
    */
-  readonly governor?: RateGovernor | false | undefined;
+  readonly governor?: Governor | false | undefined;
   /** Passed to the default governor. @default 'throw' */
   readonly onDailyLimit?: 'throw' | 'wait' | undefined;
   /** Overrides of the retry policy (see {@link RetryOptions}). */
@@ -50,7 +50,7 @@ export interface ResolvedClientOptions {
   readonly apiKey: string;
   readonly baseUrl: string;
   readonly clock: Clock;
-  readonly governor: RateGovernor | null;
+  readonly governor: Governor | null;
   readonly retry: RetryOptions;
   readonly maxInFlight: number;
   readonly connections: number;

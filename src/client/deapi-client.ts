@@ -11,7 +11,7 @@ import { UnexpectedResponseError } from './errors/unexpected-response-error.js';
 import type { RequestFields } from './field-values.js';
 import { HttpTransport } from './http-transport.js';
 import { InFlightSlots } from './in-flight-slots.js';
-import type { RateGovernor } from './rate-governor.js';
+import type { Governor } from './rate-governor.js';
 import { encodeBody } from './request-body.js';
 import { type ApiAnswer, type ApiCall, type ExecutorParts, executeCall } from './request-executor.js';
 import type { RequestKind } from './retry-policy.js';
@@ -58,7 +58,7 @@ export class DeapiClient {
   readonly baseUrl: string;
   readonly clock: Clock;
   /** The governor pacing this client (shared when passed in the options), or null when off. */
-  readonly governor: RateGovernor | null;
+  readonly governor: Governor | null;
   /** Masks the key and other secrets; use it on anything derived from requests before printing. */
   readonly redact: Redactor;
   private readonly options: ResolvedClientOptions;

@@ -41,6 +41,26 @@ interface DailyState {
 }
 
 /**
+ * A bucket's whole state as JSON-safe data, so that a store shared by several processes can
+ * keep one bucket for all of them (infinite times are null).
+ */
+export interface BucketState {
+  readonly state: GovernorBucket['state'];
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly daily: { readonly limit: number; readonly remaining: number; readonly resetAt: number | null } | null;
+  readonly epoch: number;
+  readonly used: number;
+  readonly carried: number;
+  readonly inFlight: number;
+  readonly windowEnd: number | null;
+  readonly serverResetMs: number | null;
+  readonly previousResetMs: number | null;
+  readonly blockedUntil: number;
+  readonly openerEpoch: number | null;
+}
+
+/**
  * A client-side mirror of one server bucket's fixed window (spec, Limits §1: it opens on the
  * first request and runs W from there). Every request in flight holds a slot; slots are
  * counted per window generation, and a slot taken just before a window ended is carried into
@@ -65,6 +85,45 @@ export class GovernorBucket {
   private openerEpoch: number | null = null;
 
   constructor(readonly key: string) {}
+
+  /** This bucket's state as plain data ({@link GovernorBucket.fromState} restores it). */
+  toState(): BucketState {
+    const daily = this.daily === null ? null : { ...this.daily, resetAt: Number.isFinite(this.daily.resetAt) ? this.daily.resetAt : null };
+    return {
+      state: this.state,
+      limit: this.limit,
+      windowMs: this.windowMs,
+      daily,
+      epoch: this.epoch,
+      used: this.used,
+      carried: this.carried,
+      inFlight: this.inFlight,
+      windowEnd: this.windowEnd,
+      serverResetMs: this.serverResetMs,
+      previousResetMs: this.previousResetMs,
+      blockedUntil: this.blockedUntil,
+      openerEpoch: this.openerEpoch,
+    };
+  }
+
+  /** A bucket in the state `toState` gave. */
+  static fromState(key: string, state: BucketState): GovernorBucket {
+    const bucket = new GovernorBucket(key);
+    bucket.state = state.state;
+    bucket.limit = state.limit;
+    bucket.windowMs = state.windowMs;
+    bucket.daily = state.daily === null ? null : { ...state.daily, resetAt: state.daily.resetAt ?? Number.POSITIVE_INFINITY };
+    bucket.epoch = state.epoch;
+    bucket.used = state.used;
+    bucket.carried = state.carried;
+    bucket.inFlight = state.inFlight;
+    bucket.windowEnd = state.windowEnd;
+    bucket.serverResetMs = state.serverResetMs;
+    bucket.previousResetMs = state.previousResetMs;
+    bucket.blockedUntil = state.blockedUntil;
+    bucket.openerEpoch = state.openerEpoch;
+    return bucket;
+  }
 
   /** Takes a slot if the window has room, or says what to wait for. */
   reserve(now: number): Reservation {

@@ -46,6 +46,31 @@ export interface GovernorEvents {
   dailyExhausted: [{ bucket: string; pool: PoolId; model?: string; resetAt: number }];
 }
 
+/**
+ * What the client needs of a rate governor. {@link RateGovernor} keeps its buckets in this
+ * process; another implementation may keep them elsewhere (the engine's Redis-backed one
+ * shares an account's buckets between processes and machines).
+ */
+export interface Governor {
+  /** The clock the governor's times refer to. */
+  readonly clock: Clock;
+  /** Waits until `request` may go out and reserves its slot. */
+  acquire(request: AcquireRequest): Promise<GovernorPermit>;
+  /** The state of every bucket known (for verbose output, reports and the concurrency bound). */
+  describe(): GovernorBucketView[];
+  on<K extends keyof GovernorEvents>(event: K, listener: (...args: GovernorEvents[K]) => void): unknown;
+  off<K extends keyof GovernorEvents>(event: K, listener: (...args: GovernorEvents[K]) => void): unknown;
+}
+
+/** One bucket as {@link Governor.describe} shows it. */
+export interface GovernorBucketView {
+  readonly bucket: string;
+  readonly state: string;
+  readonly limit: number;
+  readonly windowSeconds: number;
+  readonly dailyRemaining?: number;
+}
+
 interface Waiter {
   readonly request: AcquireRequest;
   resolve(ticket: BucketTicket): void;
@@ -61,7 +86,7 @@ const NO_PERMIT: GovernorPermit = { bucket: null, settle: () => {}, abandon: () 
  * (so at most one 429 per bucket while learning). Waiters queue FIFO per bucket and hold no
  * slot while they wait; aborting a waiter's signal removes it.
  */
-export class RateGovernor extends EventEmitter<GovernorEvents> {
+export class RateGovernor extends EventEmitter<GovernorEvents> implements Governor {
   readonly clock: Clock;
   private readonly onDailyLimit: 'throw' | 'wait';
   private readonly buckets = new Map<string, GovernorBucket>();
@@ -112,7 +137,7 @@ export class RateGovernor extends EventEmitter<GovernorEvents> {
   }
 
   /** The state of every bucket seen so far (for verbose output and reports). */
-  describe(): { bucket: string; state: string; limit: number; windowSeconds: number; dailyRemaining?: number }[] {
+  describe(): GovernorBucketView[] {
     return [...this.buckets.values()].map((b) => ({
       bucket: b.key,
       state: b.state,

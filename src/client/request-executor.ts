@@ -5,7 +5,7 @@ import { createApiError } from './create-api-error.js';
 import { NetworkError } from './errors/network-error.js';
 import type { HttpTransport, TransportResponse } from './http-transport.js';
 import type { InFlightSlots } from './in-flight-slots.js';
-import type { GovernorPermit, RateGovernor } from './rate-governor.js';
+import type { Governor, GovernorPermit } from './rate-governor.js';
 import { type RateLimitSnapshot, readRateLimitSnapshot } from './rate-limit-snapshot.js';
 import type { EncodedBody } from './request-body.js';
 import { type AttemptOutcome, decideRetry, type RequestKind, type RetryCounters, type RetryOptions } from './retry-policy.js';
@@ -31,7 +31,7 @@ export interface ApiAnswer extends TransportResponse {
 /** What the executor needs from the client. */
 export interface ExecutorParts {
   readonly transport: HttpTransport;
-  readonly governor: RateGovernor | null;
+  readonly governor: Governor | null;
   readonly slots: InFlightSlots;
   readonly retry: RetryOptions;
   readonly clock: Clock;

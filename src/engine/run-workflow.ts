@@ -24,7 +24,7 @@ import { type RunCounts, RunState } from './run/index.js';
 import { type NodeRunners, Scheduler, type SeedNode } from './run/index.js';
 import { newRunId } from './journal/index.js';
 import { NO_RECORDER, type StateRecorder } from './run/index.js';
-import { GatedGovernor } from './run/index.js';
+import { isSubmitGate } from './run/index.js';
 import { SubmitWindow } from './run/index.js';
 import { watchGovernor } from './run/index.js';
 import { earlierSpend, gateRun, RunPricer } from './run/index.js';
@@ -78,6 +78,12 @@ export interface RunWorkflowOptions {
   readonly webhooks?: RunWebhooks | null;
   /** Submissions between their intent and their answer at once. @default DEFAULT_SUBMIT_WINDOW */
   readonly submitWindow?: number;
+  /**
+   * Jobs of a step in flight when the workflow sets no `concurrency` for it, instead of a
+   * bound derived from the learned rate limits (queue mode: how far the coordinator enqueues
+   * ahead of the workers, which pace themselves). @default derived from the rate limits
+   */
+  readonly stepLimit?: number;
 }
 
 /** Seams for benchmarks, not part of the public API (src/index.ts does not export this type). */
@@ -169,7 +175,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
   const ctx: JobContext = {
     graph,
     client,
-    gate: governor instanceof GatedGovernor ? governor : null,
+    gate: isSubmitGate(governor) ? governor : null,
     clock,
     state,
     estimator: new PollEstimator(options.estimator),
@@ -185,7 +191,10 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     window: new SubmitWindow(options.submitWindow),
     webhooks: options.webhooks ?? null,
   };
-  const concurrency = new ConcurrencyController(governor, { global: options.concurrency });
+  const concurrency =
+    options.stepLimit === undefined
+      ? new ConcurrencyController(governor, { global: options.concurrency })
+      : new ConcurrencyController(null, { global: options.concurrency, unthrottled: options.stepLimit });
   const scheduler = new Scheduler(ctx, concurrency, ctx.stepKeys, options.runners);
   try {
     if (seeds.length > 0) await scheduler.seed(seeds);

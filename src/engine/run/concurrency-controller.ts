@@ -6,7 +6,7 @@
  * needs R/W × d jobs in flight to keep up, plus R to use the burst a fixed window allows at
  * its start: C = ⌈R/W × d × 1.2⌉ + R, with d the poll estimator's figure for the step.
  */
-import type { RateGovernor } from '../../client/index.js';
+import type { Governor } from '../../client/index.js';
 
 /** Options of {@link ConcurrencyController}. */
 export interface ConcurrencyOptions {
@@ -44,7 +44,7 @@ export class ConcurrencyController {
   readonly global: number;
 
   constructor(
-    private readonly governor: RateGovernor | null,
+    private readonly governor: Governor | null,
     options: ConcurrencyOptions = {},
   ) {
     this.global = options.global ?? Number.POSITIVE_INFINITY;

@@ -28,7 +28,7 @@ import type { ResultStore } from './result-store.js';
 import type { RunControl } from './run-control.js';
 import { NODE, type RunState } from './run-state.js';
 import { saveOutput } from './save-output.js';
-import type { GatedGovernor } from './submit-gate.js';
+import type { SubmitGate } from './submit-gate.js';
 import type { SubmitWindow } from './submit-window.js';
 import type { JobWakeups } from '../webhooks/index.js';
 
@@ -37,7 +37,7 @@ export interface JobContext {
   readonly graph: JobGraph;
   readonly client: DeapiClient;
   /** The client's governor when it can run the intent hook; otherwise the intent is recorded just before the call. */
-  readonly gate: GatedGovernor | null;
+  readonly gate: SubmitGate | null;
   readonly clock: Clock;
   readonly state: RunState;
   readonly estimator: PollEstimator;

@@ -6,8 +6,26 @@
  */
 import { type AcquireRequest, type GovernorPermit, RateGovernor, type RateGovernorOptions } from '../../client/index.js';
 
+/**
+ * A governor that can run a hook between a request's permit and its POST. The job runner
+ * journals a submission's intent there; any governor (this one, or the engine's Redis-backed
+ * one) that implements it gets the same guarantee.
+ */
+export interface SubmitGate {
+  /** Runs `hook` once, when the first request carrying `signal` is granted a permit. */
+  arm(signal: AbortSignal, hook: () => Promise<void>): void;
+  /** Forgets an armed hook that never ran (the request failed before its permit). */
+  disarm(signal: AbortSignal): void;
+}
+
+/** Whether `governor` runs submission hooks. */
+export function isSubmitGate(governor: unknown): governor is SubmitGate {
+  const candidate = governor as Partial<SubmitGate> | null;
+  return typeof candidate?.arm === 'function' && typeof candidate.disarm === 'function';
+}
+
 /** A rate governor that runs the hook armed for a request's signal once its permit is granted. */
-export class GatedGovernor extends RateGovernor {
+export class GatedGovernor extends RateGovernor implements SubmitGate {
   private readonly hooks = new WeakMap<AbortSignal, () => Promise<void>>();
 
   constructor(options: RateGovernorOptions = {}) {

@@ -3,12 +3,12 @@
  * and a used-up daily window (`daily-limit`). Waits for an ordinary window to refill are the
  * governor working as intended and are not reported.
  */
-import type { GovernorEvents, RateGovernor } from '../../client/index.js';
+import type { Governor, GovernorEvents } from '../../client/index.js';
 import type { Clock } from '../../common/index.js';
 import type { RunEventSink } from '../events.js';
 
 /** Starts forwarding; returns the function that stops it. */
-export function watchGovernor(governor: RateGovernor, clock: Clock, sink: RunEventSink): () => void {
+export function watchGovernor(governor: Governor, clock: Clock, sink: RunEventSink): () => void {
   const onThrottled = (event: GovernorEvents['throttled'][0]): void => {
     if (event.reason !== '429') return;
     const now = clock.now();

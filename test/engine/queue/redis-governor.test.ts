@@ -1,0 +1,89 @@
+/**
+ * The shared rate governor: several governors (each as a separate process would have it:
+ * its own connections and owner id) spending one account through one Redis, against the
+ * emulator over loopback.
+ */
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
+import { DeapiClient } from '../../../src/client/deapi-client.js';
+import { accountScope } from '../../../src/engine/queue/account-scope.js';
+import { openSharedGovernor, type SharedGovernor } from '../../../src/engine/queue/open-governor.js';
+import { parseRedisUrl } from '../../../src/engine/queue/redis-url.js';
+import type { RunningEmulator } from '../../../src/emulator/start-emulator.js';
+import { statusCount, useEmulator } from '../../client/support.js';
+import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
+
+const IMAGE = { prompt: 'a red bicycle', model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, seed: 1 };
+const limited = (rpm: number, rpd: number | null = null) => ({ time_scale: 60, rate_limits: { endpoints: { 'images/generations': { rpm, rpd } } } });
+
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+/** A governor as one process would open it; `scope` decides which account's buckets it shares. */
+async function useGovernor(emulator: RunningEmulator, scope: string, heartbeatMs?: number): Promise<SharedGovernor> {
+  const shared = await openSharedGovernor(parseRedisUrl(redis.url, '--governor'), { scope, clock: emulator.clock, ...(heartbeatMs === undefined ? {} : { heartbeatMs }) });
+  onTestFinished(() => shared.close());
+  return shared;
+}
+
+function useClientOn(emulator: RunningEmulator, shared: SharedGovernor): DeapiClient {
+  const client = new DeapiClient({ apiKey: emulator.keys.api, baseUrl: emulator.url, clock: emulator.clock, governor: shared.governor });
+  onTestFinished(() => client.close());
+  return client;
+}
+
+describe('rate governor shared through Redis', () => {
+  test('three processes submitting at once share one bucket: not a single 429', async () => {
+    const emulator = await useEmulator(limited(6));
+    const scope = accountScope(emulator.url, emulator.keys.api);
+    const clients = await Promise.all([0, 1, 2].map(async () => useClientOn(emulator, await useGovernor(emulator, scope))));
+    await Promise.all(clients.flatMap((client) => Array.from({ length: 8 }, () => client.submit('image.generate', IMAGE))));
+    expect(statusCount(emulator, 429)).toBe(0);
+    expect(emulator.stats().submissions).toBe(24);
+    expect(emulator.stats().requests).toBe(24);
+  });
+
+  test('governors of different accounts do not share (the 429s a shared bucket prevents)', async () => {
+    const emulator = await useEmulator(limited(6));
+    const clients = await Promise.all(['a', 'b', 'c'].map(async (scope) => useClientOn(emulator, await useGovernor(emulator, accountScope(emulator.url, scope)))));
+    await Promise.all(clients.flatMap((client) => Array.from({ length: 8 }, () => client.submit('image.generate', IMAGE))));
+    expect(statusCount(emulator, 429)).toBeGreaterThan(0);
+    expect(emulator.stats().submissions).toBe(24);
+  });
+
+  test('a limit one process learns reaches the others as their own event', async () => {
+    const emulator = await useEmulator(limited(5));
+    const scope = accountScope(emulator.url, emulator.keys.api);
+    const [a, b] = [await useGovernor(emulator, scope), await useGovernor(emulator, scope)];
+    const heard: { bucket: string; limit: number }[] = [];
+    b.governor.on('limitLearned', (e) => heard.push({ bucket: e.bucket, limit: e.limit }));
+    await useClientOn(emulator, a).submit('image.generate', IMAGE);
+    await expect.poll(() => heard).toEqual([{ bucket: 'images/generations', limit: 5 }]);
+  });
+
+  test('the slot of a process that died while its request was out is taken back', async () => {
+    const emulator = await useEmulator(limited(6));
+    const scope = accountScope(emulator.url, emulator.keys.api);
+    const doomed = await useGovernor(emulator, scope, 100);
+    // The first request of a bucket learns its limits; everyone else waits for its answer.
+    const permit = await doomed.governor.acquire({ pool: 'images/generations', method: 'POST', path: '/api/v2/images/generations' });
+    expect(permit.bucket).toBe('images/generations');
+    await doomed.close(); // no settle: as if the process had been killed
+    const survivor = useClientOn(emulator, await useGovernor(emulator, scope, 100));
+    await survivor.submit('image.generate', IMAGE);
+    expect(emulator.stats().submissions).toBe(1);
+  });
+
+  test('counts its Redis calls', async () => {
+    const emulator = await useEmulator(limited(60));
+    const shared = await useGovernor(emulator, accountScope(emulator.url, emulator.keys.api));
+    const client = useClientOn(emulator, shared);
+    for (let i = 0; i < 5; i++) await client.submit('image.generate', IMAGE);
+    // One write to take a slot and one to settle it, per request (nobody else writes here).
+    expect(shared.governor.redisCalls).toBeLessThanOrEqual(5 * 2 + 3);
+  });
+});

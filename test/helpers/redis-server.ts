@@ -1,0 +1,66 @@
+/**
+ * A private `redis-server` for one test file: unix socket in a temporary folder, no port, no
+ * persistence; stopped by its PID (never by name). Where redis-server is not installed the
+ * start fails with the install command: queue tests never skip silently.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const REDIS_INSTALL_HINT = 'apt-get update && apt-get install -y redis-server';
+
+export interface TestRedis {
+  /** `unix:///…/redis.sock` */
+  readonly url: string;
+  readonly socket: string;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/** Starts redis-server on a fresh unix socket; resolves once it accepts connections. */
+export async function startTestRedis(): Promise<TestRedis> {
+  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (probe.error !== undefined || probe.status !== 0) {
+    throw new Error(`the queue tests need a local redis-server (Redis 7), which is not installed here: run \`${REDIS_INSTALL_HINT}\``);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'deflow-redis-'));
+  const socket = join(dir, 'redis.sock');
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--dir', dir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start within 10 s:\n${log}`)), 10_000);
+    const onData = (chunk: Buffer): void => {
+      log += chunk.toString('utf8');
+      if (/ready to accept connections/i.test(log)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with ${code}:\n${log}`));
+    });
+  });
+  child.removeAllListeners('exit');
+  const pid = child.pid!;
+  return {
+    url: `unix://${socket}`,
+    socket,
+    pid,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        process.kill(pid, 'SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
