@@ -9,7 +9,10 @@ import { readApiKey, API_KEY_ENV } from '../client/index.js';
 import { DEFAULT_BASE_URL } from '../client/index.js';
 import { DeapiClient } from '../client/index.js';
 import { DeflowError } from '../common/index.js';
+import type { Governor } from '../client/index.js';
 import { GatedGovernor } from '../engine/index.js';
+import type { SharedGovernor } from '../engine/index.js';
+import type { Clock } from '../common/index.js';
 import type { CliIO } from '../common/index.js';
 import type { ServiceOptionValues } from './service-options.js';
 
@@ -19,11 +22,15 @@ export const DEMO_TIME_SCALE = 20;
 export interface RunSessionOptions extends ServiceOptionValues {
   /** `--emulator-config`: a config file for the in-process emulator. */
   readonly emulatorConfig?: string;
+  /** `--governor URL`: share the account's rate-limit buckets through this Redis. */
+  readonly governor?: string;
 }
 
 export interface RunSession {
   readonly client: DeapiClient;
-  readonly governor: GatedGovernor;
+  readonly governor: Governor;
+  /** With `--governor`: the shared governor (null otherwise). */
+  readonly shared: SharedGovernor | null;
   /** Set when the client talks to an in-process emulator. */
   readonly emulator: { readonly url: string; readonly timeScale: number } | null;
   close(): Promise<void>;
@@ -44,16 +51,25 @@ export async function openRunSession(values: RunSessionOptions, io: CliIO): Prom
     const config = await loadEmulatorConfig(values.emulatorConfig, { cwd: io.cwd });
     const timeScale = values.emulatorConfig !== undefined && config.time_scale !== 1 ? config.time_scale : DEMO_TIME_SCALE;
     const emulator = await startEmulator({ port: 0, cwd: io.cwd, config: { ...config, time_scale: timeScale } as never });
-    const governor = new GatedGovernor({ clock: emulator.clock });
     const apiKey = emulator.keys.api || emulator.keys.admin;
+    let shared: SharedGovernor | null;
+    try {
+      shared = await openGovernor(values, emulator.url, apiKey, emulator.clock);
+    } catch (error) {
+      await emulator.close();
+      throw error;
+    }
+    const governor = shared?.governor ?? new GatedGovernor({ clock: emulator.clock });
     const client = new DeapiClient({ apiKey, baseUrl: emulator.url, clock: emulator.clock, governor, log });
     log?.(`emulator on ${emulator.url} (time scale ${timeScale})`);
     return {
       client,
       governor,
+      shared,
       emulator: { url: emulator.url, timeScale },
       close: async () => {
         await client.close();
+        await shared?.close();
         await emulator.close();
       },
     };
@@ -62,7 +78,27 @@ export async function openRunSession(values: RunSessionOptions, io: CliIO): Prom
   if (apiKey === undefined) {
     throw new DeflowError('E_USAGE_NO_KEY', `no API key: set $${API_KEY_ENV}, or pass --api-key-file PATH (or - to read it from standard input); --emulator needs none`);
   }
-  const governor = new GatedGovernor();
-  const client = new DeapiClient({ apiKey, baseUrl: io.env.DEAPI_BASE_URL?.trim() || DEFAULT_BASE_URL, governor, log });
-  return { client, governor, emulator: null, close: () => client.close() };
+  const baseUrl = io.env.DEAPI_BASE_URL?.trim() || DEFAULT_BASE_URL;
+  const shared = await openGovernor(values, baseUrl, apiKey);
+  const governor = shared?.governor ?? new GatedGovernor();
+  const client = new DeapiClient({ apiKey, baseUrl, governor, log });
+  return {
+    client,
+    governor,
+    shared,
+    emulator: null,
+    close: async () => {
+      await client.close();
+      await shared?.close();
+    },
+  };
+}
+
+/** `--governor URL`: the account's buckets shared through Redis with every process that names the same account. */
+async function openGovernor(values: RunSessionOptions, baseUrl: string, apiKey: string, clock?: Clock): Promise<SharedGovernor | null> {
+  if (values.governor === undefined) return null;
+  // Loaded on demand: runs without --governor or --queue never load the Redis client.
+  const { accountScope, openSharedGovernor, parseRedisUrl } = await import('../engine/queue/index.js');
+  const target = parseRedisUrl(values.governor, '--governor');
+  return openSharedGovernor(target, { scope: accountScope(baseUrl, apiKey), ...(clock === undefined ? {} : { clock }) });
 }

@@ -86,6 +86,7 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
     .option('--no-cache', 'do not reuse results of identical earlier jobs (nor store new ones)')
     .option('--webhook-url <url>', 'ask the service to notify this URL (it must reach --webhook-listen); polling stays on')
     .option('--webhook-listen <host:port>', 'where the local webhook receiver listens (with --webhook-url)')
+    .option('--governor <url>', 'share the account\'s rate limits with every other deflow process naming this Redis (redis://HOST:PORT[/DB], rediss://…, unix:///path.sock): independent runs on one account, no coordinator')
     .option('--quiet', 'no progress output (files and --json are still written)')
     .option('--no-color', 'no colours in progress output')
     .addOption(new Option('--emulator-config <file>', 'with --emulator: its config file (YAML or JSON)'));

@@ -7,3 +7,5 @@ export { DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, clientPriceSource, c
 export type { BudgetVerdict, PriceMethod, Quote, QuoteComparison, QuoteDelta, QuoteTotal, QuotedItem, QuotedStep } from './quote/index.js';
 export type { BudgetOutcome, EarlierInvocation } from './events.js';
 export { GatedGovernor } from './run/index.js';
+// Types only: the queue's values load the Redis client, which commands without --queue or --governor never need.
+export type { RedisGovernor, RedisTarget, SharedGovernor } from './queue/index.js';

@@ -1,4 +1,4 @@
-export { openDurableRun, openDurableRunWith } from './durable-run.js';
+export { digestWorkflow, openDurableRun, openDurableRunWith } from './durable-run.js';
 export type { DurableRun, OpenDurableRunInternals, OpenDurableRunOptions } from './durable-run.js';
 export { readJournal, replayRunState } from './journal-replay.js';
 export { summariseProgress } from './run-progress.js';

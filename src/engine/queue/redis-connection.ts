@@ -3,7 +3,8 @@
  * within a few seconds is an error naming the URL (without its password) and what to check,
  * instead of ioredis retrying forever in silence.
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions as BullRedisOptions } from 'bullmq';
+import { Redis } from 'ioredis';
 import { DeflowError } from '../../common/index.js';
 import type { RedisTarget } from './redis-url.js';
 
@@ -19,8 +20,7 @@ export interface OpenRedisOptions {
 
 /** Opens a connection and waits until it is ready. @throws DeflowError `E_QUEUE_CONNECT` */
 export async function openRedis(target: RedisTarget, options: OpenRedisOptions = {}): Promise<Redis> {
-  // ioredis's option types do not allow exactOptionalPropertyTypes; the options are checked above.
-  const redis = new Redis({ ...redisOptions(target, options.blocking ?? false), lazyConnect: true } as never);
+  const redis = new Redis({ ...redisOptions(target, options.blocking ?? false), lazyConnect: true });
   let lastError: unknown;
   const onError = (error: unknown): void => {
     lastError = error;
@@ -39,7 +39,7 @@ export async function openRedis(target: RedisTarget, options: OpenRedisOptions =
 }
 
 /** ioredis options for BullMQ (which opens its own connections from them). */
-export function redisOptions(target: RedisTarget, blocking: boolean): RedisOptions {
+export function redisOptions(target: RedisTarget, blocking: boolean): BullRedisOptions {
   return {
     ...target.options,
     // BullMQ requires null on blocking connections; a command on a lost connection waits for it to come back.

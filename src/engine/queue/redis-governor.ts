@@ -348,6 +348,9 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
         const reservation = bucket.reserve(now);
         if (reservation.ok) return { ok: true as const, held: { id: shared.addTicket(state, reservation.ticket), ticket: reservation.ticket } };
         if (reservation.until === null) state.waiting = true;
+        // Every process must learn a used-up daily window, however this one found out (the
+        // coordinator of a queue run defers the pool on it).
+        if (reservation.reason === 'daily-exhausted' && reservation.until !== null) state.publish = JSON.stringify({ from: this.owner, bucket: key, dailyResetAt: reservation.until } satisfies Message);
         return { ok: false as const, refusal: { reason: reservation.reason, until: reservation.until } satisfies Refusal };
       });
       if (outcome.ok) {

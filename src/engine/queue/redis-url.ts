@@ -3,12 +3,23 @@
  * `rediss://…` (TLS), or `unix:///path/to/redis.sock[?db=N]`. The password never appears in
  * a message: {@link describeRedisUrl} is what errors and logs show.
  */
-import type { RedisOptions } from 'ioredis';
 import { DeflowError } from '../../common/index.js';
+
+/** Where Redis is and how to log in (ioredis's option names). */
+export interface RedisAddress {
+  readonly host?: string;
+  readonly port?: number;
+  /** A unix socket. */
+  readonly path?: string;
+  readonly db?: number;
+  readonly username?: string;
+  readonly password?: string;
+  readonly tls?: { readonly servername: string };
+}
 
 /** A parsed Redis URL: options for ioredis, and the URL as messages may show it. */
 export interface RedisTarget {
-  readonly options: RedisOptions;
+  readonly options: RedisAddress;
   /** The URL without its password. */
   readonly display: string;
 }

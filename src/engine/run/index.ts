@@ -1,10 +1,12 @@
 export { BudgetGuard } from './budget-guard.js';
+export { toEventError } from './job-errors.js';
 export { ConcurrencyController } from './concurrency-controller.js';
 export type { ConcurrencyOptions } from './concurrency-controller.js';
 export type { JobContext, NodeOutcome, RunWebhooks } from './job-runner.js';
 export { countReaders, resumeNode, runNode } from './job-runner.js';
 export type { NodeResult } from './node-result.js';
 export { createScopeBuilder } from './node-scope.js';
+export type { ScopeBuilder } from './node-scope.js';
 export { PollEstimator } from './poll-estimator.js';
 export type { PollEstimatorOptions } from './poll-estimator.js';
 export { ResultStore } from './result-store.js';

@@ -1,0 +1,89 @@
+/**
+ * `deflow run WORKFLOW --queue URL`: the coordinator. It registers the run in Redis (or finds
+ * the unfinished run of the same workflow and resumes it from the queue's state), then runs
+ * the engine's own scheduler with a job runner that enqueues nodes as their inputs become
+ * ready and waits for workers to finish them. Everything else (quote, budget, events, the
+ * report, the outcome) is `runWorkflow`'s.
+ */
+import type { Redis } from 'ioredis';
+import { newRunId } from '../journal/index.js';
+import { type RunOutcome, type RunWorkflowOptions, runWorkflow } from '../run-workflow.js';
+import { CompletionWatch } from './completion-watch.js';
+import { queueName } from './queue-names.js';
+import { QueueRunners } from './queue-runners.js';
+import type { RedisTarget } from './redis-url.js';
+import { findResumableRun, type QueueRunMeta, readRun, saveRun, setRunStatus } from './run-registry.js';
+
+/** Jobs of a step enqueued ahead of the workers, unless the workflow bounds the step. */
+export const DEFAULT_QUEUE_DEPTH = 5000;
+
+export interface QueueRunOptions extends Omit<RunWorkflowOptions, 'runners' | 'stepLimit' | 'seed' | 'recorder' | 'cache' | 'webhooks' | 'runId' | 'resumed'> {
+  readonly target: RedisTarget;
+  /** Commands (the shared governor's connection will do). */
+  readonly redis: Redis;
+  /** {@link accountScope} of the account the workers serve. */
+  readonly scope: string;
+  /** `--run-id`: resume this run, or start one under this name. */
+  readonly runId?: string | undefined;
+  /** sha256 of the workflow and inputs (`digestWorkflow`). */
+  readonly workflowDigest: string;
+  /** Input values as given, for the workers to expand the same graph. */
+  readonly givenInputs: Readonly<Record<string, unknown>>;
+  /** Where relative paths of the inputs resolve. */
+  readonly cwd: string;
+  /** `--no-cache` passes false. @default true */
+  readonly useCache?: boolean;
+  /** @default DEFAULT_QUEUE_DEPTH */
+  readonly depth?: number;
+  /** Called once the run is registered, before anything is enqueued. */
+  readonly onOpened?: (run: { readonly runId: string; readonly resumed: boolean }) => void;
+}
+
+export interface QueueOutcome extends RunOutcome {
+  readonly resumed: boolean;
+}
+
+export async function runQueued(options: QueueRunOptions): Promise<QueueOutcome> {
+  const { graph, redis, scope } = options;
+  const clock = options.clock ?? options.client.clock;
+  const pools = [...new Set(graph.steps.map((step) => step.task.pool))];
+  const known = options.runId !== undefined ? await readRun(redis, scope, options.runId) : await findResumableRun(redis, scope, options.workflowDigest);
+  const runId = known?.runId ?? options.runId ?? newRunId(clock);
+  const resumed = known !== undefined;
+  const meta: QueueRunMeta = {
+    runId,
+    workflow: graph.workflow.file,
+    digest: options.workflowDigest,
+    inputs: options.givenInputs,
+    cwd: options.cwd,
+    outputDir: graph.outputDir,
+    stateDir: options.stateDir,
+    useCache: options.useCache ?? true,
+    startedAt: known?.startedAt ?? clock.now(),
+    status: 'running',
+    finishedAt: null,
+    pools,
+  };
+  await saveRun(redis, scope, meta);
+  options.onOpened?.({ runId, resumed });
+  const queues = new Map(graph.steps.map((step) => [step.id, queueName(scope, step.task.pool)]));
+  const progress: { forward?: QueueRunners['onProgress'] } = {};
+  const watch = new CompletionWatch(options.target, redis, `${runId}:`, (jobId, data) => progress.forward?.(jobId, data));
+  const runners = new QueueRunners({ runId, watch, queueOf: (stepId) => queues.get(stepId)!, resumed });
+  progress.forward = runners.onProgress;
+  const governor = options.client.governor;
+  const onDaily = (event: { pool: string; resetAt: number }): void => runners.defer(event.pool, event.resetAt);
+  governor?.on('dailyExhausted', onDaily);
+  let status: QueueRunMeta['status'] = 'running';
+  try {
+    for (const name of new Set(queues.values())) await watch.watch(name);
+    const { target: _target, redis: _redis, scope: _scope, workflowDigest: _digest, givenInputs: _inputs, cwd: _cwd, useCache: _useCache, depth, onOpened: _onOpened, runId: _runId, ...rest } = options;
+    const outcome = await runWorkflow({ ...rest, runId, resumed, runners, stepLimit: depth ?? DEFAULT_QUEUE_DEPTH });
+    status = outcome.status;
+    return { ...outcome, resumed };
+  } finally {
+    governor?.off('dailyExhausted', onDaily);
+    await watch.close();
+    await setRunStatus(redis, scope, runId, status, status === 'running' ? null : clock.now()).catch(() => {});
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * A run as a worker holds it: the job graph rebuilt from the workflow file and inputs the
+ * coordinator registered (the shared-paths assumption: the worker reads the same files at the
+ * same paths), checked to be the same workflow, and what its jobs share in this process (the
+ * run state, the blob store and result cache of the run's state folder, the poll estimator).
+ */
+import { join } from 'node:path';
+import type { DeapiClient } from '../../client/index.js';
+import { DeflowError } from '../../common/index.js';
+import type { Clock } from '../../common/index.js';
+import { JobGraph, validateWorkflow } from '../../workflow/index.js';
+import { type BlobStore, CacheAdapter, type CacheLookup, createBlobStore, createResultCache, NO_CACHE } from '../cache/index.js';
+import type { RunEventSink } from '../events.js';
+import { digestWorkflow, stateLayout } from '../journal/index.js';
+import { createScopeBuilder, type JobContext, PollEstimator, RunState, type ScopeBuilder, SubmitWindow } from '../run/index.js';
+import { DispatchRecorder } from './job-recorder.js';
+import type { QueueRunMeta } from './run-registry.js';
+
+export interface WorkerRun {
+  readonly meta: QueueRunMeta;
+  readonly graph: JobGraph;
+  readonly state: RunState;
+  readonly recorder: DispatchRecorder;
+  readonly blobs: BlobStore;
+  readonly cache: CacheLookup;
+  readonly scope: ScopeBuilder;
+  readonly estimator: PollEstimator;
+  readonly window: SubmitWindow;
+  readonly stepKeys: Map<string, string>;
+  /** No node has a price to reserve in a worker (the coordinator keeps the budget). */
+  readonly reserve: Float64Array;
+}
+
+export interface LoadRunOptions {
+  readonly client: DeapiClient;
+  readonly clock: Clock;
+  readonly onEvent: RunEventSink;
+}
+
+/** Rebuilds the run's graph. @throws DeflowError `E_QUEUE_WORKFLOW` when the workflow cannot be read or changed. */
+export async function loadWorkerRun(meta: QueueRunMeta, options: LoadRunOptions): Promise<WorkerRun> {
+  const { client, clock } = options;
+  const layout = stateLayout(meta.stateDir);
+  const validation = await validateWorkflow(meta.workflow, {
+    inputs: { values: meta.inputs },
+    cwd: meta.cwd,
+    modelCacheFile: layout.modelsFile,
+    fetchModels: () => client.listModels(),
+  });
+  if (!validation.ok || validation.graph === undefined) {
+    const first = validation.errors[0];
+    throw new DeflowError(
+      'E_QUEUE_WORKFLOW',
+      `run ${meta.runId}: this worker cannot load ${meta.workflow}${first === undefined ? '' : `: ${first.message}`} (workers must see the workflow, its inputs and outputs at the same paths as the coordinator)`,
+      { details: { run: meta.runId, workflow: meta.workflow } },
+    );
+  }
+  const loaded = validation.graph;
+  const graph = new JobGraph({ workflow: loaded.workflow, inputs: loaded.inputs, outputDir: meta.outputDir, models: loaded.models, steps: loaded.steps, edges: loaded.edges });
+  const digest = await digestWorkflow(graph);
+  if (digest !== meta.digest) {
+    throw new DeflowError(
+      'E_QUEUE_WORKFLOW',
+      `run ${meta.runId}: ${meta.workflow} (or its inputs) is not the one the coordinator started the run with; workers must see the same workflow file`,
+      { details: { run: meta.runId, workflow: meta.workflow } },
+    );
+  }
+  const recorder = new DispatchRecorder();
+  const blobs = createBlobStore(join(meta.stateDir, 'blobs'));
+  const cache = meta.useCache ? new CacheAdapter({ graph, cache: createResultCache({ dir: layout.cacheDir, blobs }), blobs, clock }) : NO_CACHE;
+  return {
+    meta,
+    graph,
+    state: new RunState(graph, options.onEvent, recorder, clock),
+    recorder,
+    blobs,
+    cache,
+    scope: createScopeBuilder(graph, { id: meta.runId, started_at: new Date(meta.startedAt).toISOString() }),
+    estimator: new PollEstimator(),
+    window: new SubmitWindow(),
+    stepKeys: new Map(),
+    reserve: new Float64Array(graph.nodeCount).fill(Number.NaN),
+  };
+}
+
+/** The context one job of the run runs in (its own stop control and result store). */
+export function jobContext(run: WorkerRun, parts: Pick<JobContext, 'client' | 'gate' | 'clock' | 'budget' | 'control' | 'results'>): JobContext {
+  return {
+    ...parts,
+    graph: run.graph,
+    state: run.state,
+    estimator: run.estimator,
+    reserve: run.reserve,
+    blobs: run.blobs,
+    cache: run.cache,
+    scope: run.scope,
+    needsContent: (step) => step.downstream.length > 0 || step.def.save !== undefined,
+    stepKeys: run.stepKeys,
+    window: run.window,
+    webhooks: null,
+  };
+}
