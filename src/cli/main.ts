@@ -16,6 +16,7 @@ import { registerQuoteCommand } from './quote.js';
 import { registerRunCommand } from './run.js';
 import { registerStatusCommand } from './status.js';
 import { registerValidateCommand } from './validate.js';
+import { registerWorkerCommand } from './worker.js';
 
 /** Builds the command tree. Each command file adds itself and reports its exit code. */
 export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Command {
@@ -40,6 +41,7 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
   registerStatusCommand(program, io, wrap);
   registerModelsCommand(program, io, wrap);
   registerAccountCommand(program, io, wrap);
+  registerWorkerCommand(program, io, wrap);
   return program;
 }
 

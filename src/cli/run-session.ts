@@ -24,13 +24,17 @@ export interface RunSessionOptions extends ServiceOptionValues {
   readonly emulatorConfig?: string;
   /** `--governor URL`: share the account's rate-limit buckets through this Redis. */
   readonly governor?: string;
+  /** The option that named the Redis URL, for messages. @default '--governor' */
+  readonly governorOption?: string;
 }
 
 export interface RunSession {
   readonly client: DeapiClient;
   readonly governor: Governor;
-  /** With `--governor`: the shared governor (null otherwise). */
+  /** With `--governor` (or `--queue`): the shared governor (null otherwise). */
   readonly shared: SharedGovernor | null;
+  /** With a shared governor: the account's scope in Redis (a digest of base URL and key). */
+  readonly scope: string | null;
   /** Set when the client talks to an in-process emulator. */
   readonly emulator: { readonly url: string; readonly timeScale: number } | null;
   close(): Promise<void>;
@@ -52,13 +56,14 @@ export async function openRunSession(values: RunSessionOptions, io: CliIO): Prom
     const timeScale = values.emulatorConfig !== undefined && config.time_scale !== 1 ? config.time_scale : DEMO_TIME_SCALE;
     const emulator = await startEmulator({ port: 0, cwd: io.cwd, config: { ...config, time_scale: timeScale } as never });
     const apiKey = emulator.keys.api || emulator.keys.admin;
-    let shared: SharedGovernor | null;
+    let opened: OpenedGovernor;
     try {
-      shared = await openGovernor(values, emulator.url, apiKey, emulator.clock);
+      opened = await openGovernor(values, emulator.url, apiKey, emulator.clock);
     } catch (error) {
       await emulator.close();
       throw error;
     }
+    const { shared, scope } = opened;
     const governor = shared?.governor ?? new GatedGovernor({ clock: emulator.clock });
     const client = new DeapiClient({ apiKey, baseUrl: emulator.url, clock: emulator.clock, governor, log });
     log?.(`emulator on ${emulator.url} (time scale ${timeScale})`);
@@ -66,6 +71,7 @@ export async function openRunSession(values: RunSessionOptions, io: CliIO): Prom
       client,
       governor,
       shared,
+      scope,
       emulator: { url: emulator.url, timeScale },
       close: async () => {
         await client.close();
@@ -79,13 +85,14 @@ export async function openRunSession(values: RunSessionOptions, io: CliIO): Prom
     throw new DeflowError('E_USAGE_NO_KEY', `no API key: set $${API_KEY_ENV}, or pass --api-key-file PATH (or - to read it from standard input); --emulator needs none`);
   }
   const baseUrl = io.env.DEAPI_BASE_URL?.trim() || DEFAULT_BASE_URL;
-  const shared = await openGovernor(values, baseUrl, apiKey);
+  const { shared, scope } = await openGovernor(values, baseUrl, apiKey);
   const governor = shared?.governor ?? new GatedGovernor();
   const client = new DeapiClient({ apiKey, baseUrl, governor, log });
   return {
     client,
     governor,
     shared,
+    scope,
     emulator: null,
     close: async () => {
       await client.close();
@@ -95,10 +102,16 @@ export async function openRunSession(values: RunSessionOptions, io: CliIO): Prom
 }
 
 /** `--governor URL`: the account's buckets shared through Redis with every process that names the same account. */
-async function openGovernor(values: RunSessionOptions, baseUrl: string, apiKey: string, clock?: Clock): Promise<SharedGovernor | null> {
-  if (values.governor === undefined) return null;
+interface OpenedGovernor {
+  readonly shared: SharedGovernor | null;
+  readonly scope: string | null;
+}
+
+async function openGovernor(values: RunSessionOptions, baseUrl: string, apiKey: string, clock?: Clock): Promise<OpenedGovernor> {
+  if (values.governor === undefined) return { shared: null, scope: null };
   // Loaded on demand: runs without --governor or --queue never load the Redis client.
   const { accountScope, openSharedGovernor, parseRedisUrl } = await import('../engine/queue/index.js');
-  const target = parseRedisUrl(values.governor, '--governor');
-  return openSharedGovernor(target, { scope: accountScope(baseUrl, apiKey), ...(clock === undefined ? {} : { clock }) });
+  const target = parseRedisUrl(values.governor, values.governorOption ?? '--governor');
+  const scope = accountScope(baseUrl, apiKey);
+  return { shared: await openSharedGovernor(target, { scope, ...(clock === undefined ? {} : { clock }) }), scope };
 }

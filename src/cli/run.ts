@@ -36,6 +36,7 @@ import { addWorkflowInputOptions } from './workflow-input-options.js';
 import { EXIT } from '../common/index.js';
 import type { ActionWrapper } from './main.js';
 import { formatResumeCommand } from './resume-command.js';
+import { checkQueueFlags, runQueuedCommand } from './run-queued.js';
 import { openRunSession, type RunSession, type RunSessionOptions } from './run-session.js';
 import { addServiceOptions } from './service-options.js';
 
@@ -59,6 +60,7 @@ interface RunFlags extends RunSessionOptions {
   readonly webhookUrl?: string;
   readonly webhookListen?: string;
   readonly quiet?: boolean;
+  readonly queue?: string;
   /** commander's `--no-color`. */
   readonly color?: boolean;
 }
@@ -86,6 +88,7 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
     .option('--no-cache', 'do not reuse results of identical earlier jobs (nor store new ones)')
     .option('--webhook-url <url>', 'ask the service to notify this URL (it must reach --webhook-listen); polling stays on')
     .option('--webhook-listen <host:port>', 'where the local webhook receiver listens (with --webhook-url)')
+    .option('--queue <url>', 'coordinate a distributed run: enqueue the jobs in this Redis (redis://HOST:PORT[/DB], rediss://…, unix:///path.sock) for `deflow worker` processes')
     .option('--governor <url>', 'share the account\'s rate limits with every other deflow process naming this Redis (redis://HOST:PORT[/DB], rediss://…, unix:///path.sock): independent runs on one account, no coordinator')
     .option('--quiet', 'no progress output (files and --json are still written)')
     .option('--no-color', 'no colours in progress output')
@@ -106,7 +109,8 @@ async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<num
     io.stderr.write(`${formatErrors(error.errors).join('\n')}\n`);
     return EXIT.usage;
   }
-  const session = await openRunSession(flags, io);
+  if (flags.queue !== undefined) checkQueueFlags(flags);
+  const session = await openRunSession(flags.queue === undefined ? flags : { ...flags, governor: flags.queue, governorOption: '--queue' }, io);
   try {
     const { client } = session;
     const stateDir = resolveStateDir({ workflowPath: file, stateDir: flags.stateDir, cwd: io.cwd });
@@ -132,6 +136,13 @@ async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<num
         onEvent,
       });
     if (flags.dryRun) return await dryRun(io, flags, graph, await quote(), validation.plan);
+    if (flags.queue !== undefined) {
+      const queued = await runQueuedCommand(io, { graph, session, stateDir, queueUrl: flags.queue, inputs: inputs.values, budget, quote, concurrency, flags });
+      printSummary(io, { ...flags, report: queued.reportPath }, graph, queued.outcome, session);
+      const { status } = queued.outcome;
+      if (flags.quiet && queued.resumeCommand !== null && (status === 'interrupted' || status === 'daily-limit')) io.stderr.write(`resume with: ${queued.resumeCommand}\n`);
+      return queued.outcome.exitCode;
+    }
 
     // An in-process emulator (--emulator) dies with the process, and with it the jobs of any earlier session.
     const fresh = session.emulator !== null && flags.runId === undefined;

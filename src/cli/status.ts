@@ -17,11 +17,14 @@ import type { CliIO } from '../common/index.js';
 import { EXIT } from '../common/index.js';
 import type { ActionWrapper } from './main.js';
 import { formatResumeCommand } from './resume-command.js';
+import { runQueueStatus } from './status-queue.js';
 import { formatTable } from './text-table.js';
 
 interface StatusFlags {
   readonly stateDir?: string;
   readonly json?: boolean;
+  readonly queue?: string;
+  readonly apiKeyFile?: string;
 }
 
 /** Adds `deflow status`. */
@@ -32,6 +35,8 @@ export function registerStatusCommand(program: Command, io: CliIO, wrap: ActionW
     .argument('[run]', 'run id, or a workflow file for its latest run (default: the latest run)')
     .option('--state-dir <dir>', `state folder (default: ${STATE_DIR_NAME} here, or beside the workflow file given)`)
     .option('--json', 'print the status as JSON')
+    .option('--queue <url>', 'a distributed run (deflow run --queue): read it from this Redis (needs the run\'s API key)')
+    .option('--api-key-file <path>', 'with --queue: read the API key from a file, or - for standard input')
     .action(wrap(async (run: string | undefined, flags: StatusFlags) => runStatus(run, flags, io)));
 }
 
@@ -71,6 +76,7 @@ export interface RunStatusJson {
 }
 
 async function runStatus(run: string | undefined, flags: StatusFlags, io: CliIO): Promise<number> {
+  if (flags.queue !== undefined) return runQueueStatus(run, { ...flags, queue: flags.queue }, io);
   const { stateDir, summary } = await findRun(run, flags, io.cwd);
   const journal = await readJournal(runPaths(stateDir, summary.runId).journal);
   const replayed = replayRunState(journal.records);

@@ -8,4 +8,4 @@ export type { BudgetVerdict, PriceMethod, Quote, QuoteComparison, QuoteDelta, Qu
 export type { BudgetOutcome, EarlierInvocation } from './events.js';
 export { GatedGovernor } from './run/index.js';
 // Types only: the queue's values load the Redis client, which commands without --queue or --governor never need.
-export type { RedisGovernor, RedisTarget, SharedGovernor } from './queue/index.js';
+export type { QueueRunStatusReport, RedisGovernor, RedisTarget, SharedGovernor } from './queue/index.js';

@@ -6,6 +6,7 @@
  * report, the outcome) is `runWorkflow`'s.
  */
 import type { Redis } from 'ioredis';
+import type { Clock } from '../../common/index.js';
 import { newRunId } from '../journal/index.js';
 import { type RunOutcome, type RunWorkflowOptions, runWorkflow } from '../run-workflow.js';
 import { CompletionWatch } from './completion-watch.js';
@@ -35,6 +36,8 @@ export interface QueueRunOptions extends Omit<RunWorkflowOptions, 'runners' | 's
   readonly useCache?: boolean;
   /** @default DEFAULT_QUEUE_DEPTH */
   readonly depth?: number;
+  /** The run {@link openQueueRun} chose (else it is chosen here). */
+  readonly opened?: OpenedQueueRun;
   /** Called once the run is registered, before anything is enqueued. */
   readonly onOpened?: (run: { readonly runId: string; readonly resumed: boolean }) => void;
 }
@@ -43,13 +46,28 @@ export interface QueueOutcome extends RunOutcome {
   readonly resumed: boolean;
 }
 
+/** A run registered in the queue, about to be run by {@link runQueued}. */
+export interface OpenedQueueRun {
+  readonly runId: string;
+  /** An earlier session of the run (a coordinator that stopped or died) is picked up. */
+  readonly resumed: boolean;
+  readonly startedAt: number;
+}
+
+/**
+ * Which run a coordinator drives: `--run-id`'s (resumed when registered), else the newest
+ * unfinished run of the same workflow and inputs, else a new one.
+ */
+export async function openQueueRun(redis: Redis, scope: string, options: { readonly runId?: string | undefined; readonly workflowDigest: string; readonly clock: Clock }): Promise<OpenedQueueRun> {
+  const known = options.runId !== undefined ? await readRun(redis, scope, options.runId) : await findResumableRun(redis, scope, options.workflowDigest);
+  return { runId: known?.runId ?? options.runId ?? newRunId(options.clock), resumed: known !== undefined, startedAt: known?.startedAt ?? options.clock.now() };
+}
+
 export async function runQueued(options: QueueRunOptions): Promise<QueueOutcome> {
   const { graph, redis, scope } = options;
   const clock = options.clock ?? options.client.clock;
   const pools = [...new Set(graph.steps.map((step) => step.task.pool))];
-  const known = options.runId !== undefined ? await readRun(redis, scope, options.runId) : await findResumableRun(redis, scope, options.workflowDigest);
-  const runId = known?.runId ?? options.runId ?? newRunId(clock);
-  const resumed = known !== undefined;
+  const { runId, resumed, startedAt } = options.opened ?? (await openQueueRun(redis, scope, { runId: options.runId, workflowDigest: options.workflowDigest, clock }));
   const meta: QueueRunMeta = {
     runId,
     workflow: graph.workflow.file,
@@ -59,10 +77,11 @@ export async function runQueued(options: QueueRunOptions): Promise<QueueOutcome>
     outputDir: graph.outputDir,
     stateDir: options.stateDir,
     useCache: options.useCache ?? true,
-    startedAt: known?.startedAt ?? clock.now(),
+    startedAt,
     status: 'running',
     finishedAt: null,
     pools,
+    steps: graph.steps.map((step) => ({ id: step.id, items: step.itemCount, pool: step.task.pool })),
   };
   await saveRun(redis, scope, meta);
   options.onOpened?.({ runId, resumed });
@@ -77,7 +96,7 @@ export async function runQueued(options: QueueRunOptions): Promise<QueueOutcome>
   let status: QueueRunMeta['status'] = 'running';
   try {
     for (const name of new Set(queues.values())) await watch.watch(name);
-    const { target: _target, redis: _redis, scope: _scope, workflowDigest: _digest, givenInputs: _inputs, cwd: _cwd, useCache: _useCache, depth, onOpened: _onOpened, runId: _runId, ...rest } = options;
+    const { target: _target, redis: _redis, scope: _scope, workflowDigest: _digest, givenInputs: _inputs, cwd: _cwd, useCache: _useCache, depth, onOpened: _onOpened, runId: _runId, opened: _opened, ...rest } = options;
     const outcome = await runWorkflow({ ...rest, runId, resumed, runners, stepLimit: depth ?? DEFAULT_QUEUE_DEPTH });
     status = outcome.status;
     return { ...outcome, resumed };

@@ -29,6 +29,8 @@ export interface QueueRunMeta {
   readonly finishedAt: number | null;
   /** Pools whose queues the run uses. */
   readonly pools: readonly string[];
+  /** The run's steps, in order: id, items, pool. */
+  readonly steps: readonly { readonly id: string; readonly items: number; readonly pool: string }[];
 }
 
 /** Records a new run (or overwrites the meta data of a run started again). */
@@ -83,6 +85,7 @@ function toHash(meta: QueueRunMeta): Record<string, string> {
     status: meta.status,
     finished_at: meta.finishedAt === null ? '' : String(meta.finishedAt),
     pools: JSON.stringify(meta.pools),
+    steps: JSON.stringify(meta.steps),
   };
 }
 
@@ -100,6 +103,7 @@ function fromHash(hash: Record<string, string>): QueueRunMeta {
     status: (hash.status ?? 'running') as QueueRunStatus,
     finishedAt: hash.finished_at ? Number(hash.finished_at) : null,
     pools: parse(hash.pools, []) as string[],
+    steps: parse(hash.steps, []) as QueueRunMeta['steps'],
   };
 }
 
