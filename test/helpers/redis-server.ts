@@ -32,7 +32,7 @@ export async function startTestRedis(): Promise<TestRedis> {
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let log = '';
-  await new Promise<void>((resolve, reject) => {
+  const started = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`redis-server did not start within 10 s:\n${log}`)), 10_000);
     const onData = (chunk: Buffer): void => {
       log += chunk.toString('utf8');
@@ -48,6 +48,14 @@ export async function startTestRedis(): Promise<TestRedis> {
       reject(new Error(`redis-server exited with ${code}:\n${log}`));
     });
   });
+  try {
+    await started;
+  } catch (error) {
+    // Never leave a server behind: stop it by its PID.
+    if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   child.removeAllListeners('exit');
   const pid = child.pid!;
   return {

@@ -1,0 +1,208 @@
+/**
+ * Distributed mode with real processes: the built CLI (`deflow run --queue`, `deflow worker`,
+ * `deflow run --governor`) against a standalone emulator process and a private redis-server,
+ * over loopback. Workers and coordinators are killed with SIGKILL; then `/_emulator/jobs`
+ * must show no job submitted twice, every output must be on disk exactly once, and the
+ * emulator must have answered no 429 (the buckets are shared through Redis, so even the
+ * first request of each bucket is the only one sent while its limits are learned).
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHAIN, clips } from '../engine/journal/durable-helpers.js';
+import { yaml } from '../engine/run-helpers.js';
+import { call } from '../helpers/emulator-http.js';
+import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+let build: string;
+let main: string;
+let redis: TestRedis;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  // Compiled aside, so that no other test's dist/ is touched.
+  build = await mkdtemp(join(tmpdir(), 'deflow-queue-build-'));
+  await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', join(build, 'dist')], { cwd: root });
+  await writeFile(join(build, 'package.json'), '{"type":"module"}\n');
+  await symlink(join(root, 'node_modules'), join(build, 'node_modules'));
+  await symlink(join(root, 'schemas'), join(build, 'schemas'));
+  main = join(build, 'dist', 'cli', 'main.js');
+}, 180_000);
+
+afterAll(async () => {
+  await redis?.stop();
+  if (build) await rm(build, { recursive: true, force: true });
+});
+
+/** Tight limits: 4 submissions per 3 s window in each step's pool; jobs of 1.5 s. */
+const EMULATOR = yaml(
+  'balance: 1000',
+  'jobs: { duration_ms: 1500, jitter: 0.3 }',
+  'rate_limits: { minute_window_s: 3, endpoints: { "audio/transcriptions": { rpm: 4, rpd: null }, "audio/speech": { rpm: 4, rpd: null } }, jobs_status: null }',
+);
+
+interface Emulator {
+  readonly url: string;
+  readonly key: string;
+  stop(): Promise<void>;
+}
+
+async function startEmulatorProcess(dir: string): Promise<Emulator> {
+  await writeFile(join(dir, 'emulator.yaml'), EMULATOR);
+  const child = spawn(process.execPath, [main, 'emulator', '--port', '0', '--config', 'emulator.yaml'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (/api key: \S+/.test(out)) resolve();
+    });
+  });
+  child.removeAllListeners('exit');
+  return {
+    url: /listening on (\S+)/.exec(out)![1]!,
+    key: /api key: (\S+)/.exec(out)![1]!,
+    async stop() {
+      await stopProcess(child);
+    },
+  };
+}
+
+async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  process.kill(child.pid!, signal);
+  await exited;
+}
+
+interface Proc {
+  readonly child: ChildProcess;
+  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+}
+
+function deflow(dir: string, emulator: Emulator, args: readonly string[]): Proc {
+  const env: NodeJS.ProcessEnv = { ...process.env, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key, DEFLOW_TEST_CRASH_AFTER: '' };
+  const child = spawn(process.execPath, [main, ...args], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null, stderr }));
+  return { child, exit };
+}
+
+const worker = (dir: string, emulator: Emulator): Proc => deflow(dir, emulator, ['worker', '--queue', redis.url, '--lock-ms', '2000', '--grace', '2']);
+
+async function workspace(n: number, name: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'deflow-queue-'));
+  await mkdir(join(dir, 'clips'));
+  for (const [path, content] of Object.entries({ 'workflow.yaml': CHAIN.replace('name: durable', `name: ${name}`), ...clips(n) })) await writeFile(join(dir, path), content);
+  return dir;
+}
+
+/** Jobs the emulator created, and how many of them repeat an earlier one (same task and parameters). */
+async function submissions(emulator: Emulator): Promise<{ jobs: number; duplicates: number; http429: number }> {
+  const list = (await call(emulator, 'GET', '/_emulator/jobs')).body as { task: string; params_digest: string }[];
+  const counts = new Map<string, number>();
+  for (const job of list) counts.set(`${job.task} ${job.params_digest}`, (counts.get(`${job.task} ${job.params_digest}`) ?? 0) + 1);
+  const stats = (await call(emulator, 'GET', '/_emulator/stats')).body as { by_status: Record<string, number> };
+  return { jobs: list.length, duplicates: [...counts.values()].reduce((sum, c) => sum + c - 1, 0), http429: stats.by_status['429'] ?? 0 };
+}
+
+async function expectOutputs(dir: string, n: number): Promise<void> {
+  const expected = Array.from({ length: n }, (_, k) => [`c${k}.mp3`, `c${k}.txt`]).flat().sort();
+  expect((await readdir(join(dir, 'out'))).sort()).toEqual(expected);
+}
+
+const RUN = ['run', 'workflow.yaml', '--quiet', '--no-cache'];
+
+describe('distributed mode with real processes', () => {
+  it('a coordinator and 4 workers finish a chained workflow on tight limits without a 429', async () => {
+    const dir = await workspace(12, 'four-workers');
+    const emulator = await startEmulatorProcess(dir);
+    const workers = Array.from({ length: 4 }, () => worker(dir, emulator));
+    try {
+      const run = await deflow(dir, emulator, [...RUN, '--queue', redis.url]).exit;
+      expect(run.code, run.stderr).toBe(0);
+      await expectOutputs(dir, 12);
+      expect(await submissions(emulator)).toEqual({ jobs: 24, duplicates: 0, http429: 0 });
+    } finally {
+      await Promise.all(workers.map((w) => stopProcess(w.child)));
+      await emulator.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a worker killed with SIGKILL 5 times mid-run: nothing submitted twice, every output once', async () => {
+    const dir = await workspace(16, 'killed-workers');
+    const emulator = await startEmulatorProcess(dir);
+    const steady = worker(dir, emulator);
+    let victim = worker(dir, emulator);
+    try {
+      const run = deflow(dir, emulator, [...RUN, '--queue', redis.url]);
+      let kills = 0;
+      for (let i = 0; i < 5; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        if (run.child.exitCode !== null) break;
+        await stopProcess(victim.child, 'SIGKILL');
+        kills++;
+        victim = worker(dir, emulator);
+      }
+      const exit = await run.exit;
+      expect(exit.code, exit.stderr).toBe(0);
+      expect(kills).toBe(5);
+      await expectOutputs(dir, 16);
+      expect(await submissions(emulator)).toEqual({ jobs: 32, duplicates: 0, http429: 0 });
+    } finally {
+      await Promise.all([stopProcess(steady.child), stopProcess(victim.child)]);
+      await emulator.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a coordinator killed with SIGKILL and started again completes the run; nothing is submitted again', async () => {
+    const dir = await workspace(12, 'killed-coordinator');
+    const emulator = await startEmulatorProcess(dir);
+    const workers = [worker(dir, emulator), worker(dir, emulator)];
+    try {
+      const first = deflow(dir, emulator, [...RUN, '--queue', redis.url]);
+      // Killed once the workers have submitted a few jobs: mid-run, whatever the machine's speed.
+      while ((await submissions(emulator)).jobs < 6 && first.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 100));
+      await stopProcess(first.child, 'SIGKILL');
+      const before = await submissions(emulator);
+      expect(before.jobs).toBeGreaterThan(0);
+      expect(before.jobs).toBeLessThan(24);
+      const second = await deflow(dir, emulator, [...RUN.filter((a) => a !== '--quiet'), '--queue', redis.url]).exit;
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toMatch(/resuming run/);
+      await expectOutputs(dir, 12);
+      expect(await submissions(emulator)).toEqual({ jobs: 24, duplicates: 0, http429: 0 });
+    } finally {
+      await Promise.all(workers.map((w) => stopProcess(w.child)));
+      await emulator.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('3 independent runs with --governor share one account without a 429', async () => {
+    const dirs = await Promise.all([0, 1, 2].map((i) => workspace(8, `matrix-${i}`)));
+    const emulator = await startEmulatorProcess(dirs[0]!);
+    try {
+      // The three workspaces hold the same clips: the service sees 3 × 16 equal jobs, on purpose.
+      const exits = await Promise.all(dirs.map((dir) => deflow(dir, emulator, [...RUN, '--governor', redis.url]).exit));
+      for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);
+      for (const dir of dirs) await expectOutputs(dir, 8);
+      const seen = await submissions(emulator);
+      expect(seen.jobs).toBe(48);
+      expect(seen.http429).toBe(0);
+    } finally {
+      await emulator.stop();
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
