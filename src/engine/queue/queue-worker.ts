@@ -26,7 +26,7 @@ import { accountKeys, BULL_PREFIX, queueName } from './queue-names.js';
 import type { RedisGovernor } from './redis-governor.js';
 import { redisOptions } from './redis-connection.js';
 import type { RedisTarget } from './redis-url.js';
-import { activePools, readRun } from './run-registry.js';
+import { activePools, listQueueRuns, readRun } from './run-registry.js';
 import { ensureUpstreamBlobs } from './upstream-blobs.js';
 import { jobContext, loadWorkerRun, type WorkerRun } from './worker-run.js';
 
@@ -90,13 +90,18 @@ class QueueWorkerProcess implements QueueWorker {
     options.governor.on('throttled', this.onThrottled);
   }
 
-  /** Starts a BullMQ worker for every pool with work that has none yet. */
+  /**
+   * Starts a BullMQ worker for every pool with work that has none yet, and loads the newest
+   * running run ahead of its first job (expanding a large workflow takes a moment).
+   */
   async refreshPools(): Promise<void> {
     if (this.closing) return;
     for (const pool of await activePools(this.options.redis, this.options.scope)) {
       if (this.workers.has(pool)) continue;
       this.serve(pool);
     }
+    const [newest] = await listQueueRuns(this.options.redis, this.options.scope, 1);
+    if (newest !== undefined && newest.status === 'running' && !this.runs.has(newest.runId)) this.runOf(newest.runId).catch(() => {});
   }
 
   private serve(pool: string): void {

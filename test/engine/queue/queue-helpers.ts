@@ -65,7 +65,6 @@ export async function coordinate(dir: string, redisUrl: string, emulator: Runnin
     graph,
     client,
     stateDir: join(dir, '.deflow'),
-    onEvent: (event) => events.push(event),
     target: parseRedisUrl(redisUrl, '--queue'),
     redis: shared.redis,
     scope: accountScope(emulator.url, emulator.keys.api),
@@ -73,6 +72,10 @@ export async function coordinate(dir: string, redisUrl: string, emulator: Runnin
     givenInputs: {},
     cwd: dir,
     ...options,
+    onEvent: (event) => {
+      events.push(event);
+      options.onEvent?.(event);
+    },
   });
   return { outcome, events, of: <T extends RunEvent['type']>(type: T) => events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type) };
 }

@@ -5,7 +5,10 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { accountScope } from '../../../src/engine/queue/account-scope.js';
+import { queueName } from '../../../src/engine/queue/queue-names.js';
 import { CHAIN, clips } from '../journal/durable-helpers.js';
 import { useFastEmulator, useWorkspace } from '../run-helpers.js';
 import { statusCount } from '../../client/support.js';
@@ -37,5 +40,50 @@ describe('queue mode', () => {
     expect(emulator.stats().submissions).toBe(12);
     expect((await readdir(join(dir, 'out'))).sort()).toEqual(Array.from({ length: 6 }, (_, k) => [`c${k}.mp3`, `c${k}.txt`]).flat().sort());
     expect((await readFile(join(dir, 'out', 'c0.txt'), 'utf8')).length).toBeGreaterThan(0);
+  });
+});
+
+describe('queue mode: crashes and stops', () => {
+  test('an intent without a request id (a worker lost mid-submission) is unknown and never submitted again', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': CHAIN, ...clips(3) });
+    const emulator = await useFastEmulator(TIGHT);
+    const scope = accountScope(emulator.url, emulator.keys.api);
+    // What a worker killed between its intent and the POST's answer leaves behind.
+    const queue = new Queue(queueName(scope, 'audio/transcriptions'), { connection: { path: redis.socket }, prefix: 'deflow' });
+    await queue.add('transcribe', { v: 1, run: 'lost-worker', step: 'transcribe', k: 1, upstream: [], intent: { attempt: 1, digest: 'x', cacheKey: null } }, { jobId: 'lost-worker:transcribe:1' });
+    await queue.close();
+    await useWorker(redis.url, emulator);
+    const run = await coordinate(dir, redis.url, emulator, { runId: 'lost-worker' });
+    expect(run.outcome.status).toBe('failed');
+    expect(run.outcome.counts).toMatchObject({ done: 4, unknown: 1, skipped: 1 });
+    expect(run.of('item-unknown')[0]).toMatchObject({ node: { step: 'transcribe', index: 1 } });
+    expect(run.of('item-unknown')[0]!.reason).toMatch(/intent recorded, no request id/);
+    expect(emulator.stats().submissions).toBe(4);
+  });
+
+  test('an interrupted coordinator leaves its run in the queue; started again it finishes without resubmitting', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': CHAIN, ...clips(6) });
+    const emulator = await useFastEmulator(TIGHT);
+    await useWorker(redis.url, emulator);
+    let interrupt!: () => void;
+    const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
+    // No result cache: only the queue's state may keep the second session from paying again.
+    const first = await coordinate(dir, redis.url, emulator, {
+      useCache: false,
+      interrupted,
+      graceMs: 1,
+      onEvent: (event) => {
+        if (event.type === 'item-done') interrupt();
+      },
+    });
+    expect(first.outcome.status).toBe('interrupted');
+    expect(first.outcome.counts.done).toBeLessThan(12);
+    const second = await coordinate(dir, redis.url, emulator, { useCache: false });
+    expect(second.outcome.resumed).toBe(true);
+    expect(second.outcome.runId).toBe(first.outcome.runId);
+    expect(second.outcome.status).toBe('done');
+    expect(second.outcome.counts.done).toBe(12);
+    expect(emulator.stats().submissions).toBe(12);
+    expect((await readdir(join(dir, 'out'))).length).toBe(12);
   });
 });
