@@ -50,7 +50,7 @@ export function checkQueueFlags(flags: { readonly emulator?: boolean; readonly w
 export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promise<{ outcome: RunOutcome; reportPath: string; resumeCommand: string | null }> {
   const { graph, session, stateDir, flags } = input;
   const { shared, scope } = session;
-  if (shared === null || scope === null) throw new DeflowError('E_INTERNAL_QUEUE', 'the queue run has no shared governor');
+  if (shared === null || scope === null) throw new DeflowError('E_INTERNAL', 'the queue run has no shared governor');
   const queue = await import('../engine/queue/index.js');
   const target = queue.parseRedisUrl(input.queueUrl, '--queue');
   const { digestWorkflow } = await import('../engine/journal/index.js');

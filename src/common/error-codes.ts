@@ -36,6 +36,7 @@ export const ERROR_EXIT_CODES = {
   E_USAGE_NO_RUN: EXIT.usage,
   E_USAGE_OPTION: EXIT.usage,
   E_USAGE_PORT: EXIT.usage,
+  E_USAGE_QUEUE_URL: EXIT.usage,
   E_USAGE_RUN_ID: EXIT.usage,
   E_USAGE_TASK: EXIT.usage,
   E_USAGE_TLS: EXIT.usage,
@@ -92,6 +93,13 @@ export const ERROR_EXIT_CODES = {
   E_JOURNAL_WRITE: EXIT.failed,
   E_STATE_LOCKED: EXIT.failed,
   E_REPORT_WRITE: EXIT.failed,
+  // Distributed mode (engine/queue): Redis, the queue's runs, the workers.
+  E_QUEUE_CONNECT: EXIT.failed,
+  E_QUEUE_LOCK_LOST: EXIT.failed,
+  E_QUEUE_RESULT_FETCH: EXIT.failed,
+  E_QUEUE_RUN: EXIT.failed,
+  E_QUEUE_WORKER: EXIT.failed,
+  E_QUEUE_WORKFLOW: EXIT.failed,
   // The emulator.
   E_EMULATOR_LISTEN: EXIT.failed,
   E_EMULATOR_PORT_IN_USE: EXIT.failed,

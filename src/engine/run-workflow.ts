@@ -78,18 +78,18 @@ export interface RunWorkflowOptions {
   readonly webhooks?: RunWebhooks | null;
   /** Submissions between their intent and their answer at once. @default DEFAULT_SUBMIT_WINDOW */
   readonly submitWindow?: number;
+}
+
+/** Seams for benchmarks, not part of the public API (src/index.ts does not export this type). */
+export interface RunWorkflowInternals extends RunWorkflowOptions {
+  /** Replaces the job runner (benchmarks measure the scheduler's own bookkeeping with a no-op; queue mode enqueues). */
+  readonly runners?: NodeRunners;
   /**
    * Jobs of a step in flight when the workflow sets no `concurrency` for it, instead of a
    * bound derived from the learned rate limits (queue mode: how far the coordinator enqueues
    * ahead of the workers, which pace themselves). @default derived from the rate limits
    */
   readonly stepLimit?: number;
-}
-
-/** Seams for benchmarks, not part of the public API (src/index.ts does not export this type). */
-export interface RunWorkflowInternals extends RunWorkflowOptions {
-  /** Replaces the job runner (benchmarks measure the scheduler's own bookkeeping with a no-op). */
-  readonly runners?: NodeRunners;
 }
 
 /** How the run ended. */

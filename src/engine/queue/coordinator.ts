@@ -8,7 +8,7 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../common/index.js';
 import { newRunId } from '../journal/index.js';
-import { type RunOutcome, type RunWorkflowOptions, runWorkflow } from '../run-workflow.js';
+import { type RunOutcome, type RunWorkflowOptions, runWorkflowWith } from '../run-workflow.js';
 import { CompletionWatch } from './completion-watch.js';
 import { queueName } from './queue-names.js';
 import { QueueRunners } from './queue-runners.js';
@@ -18,7 +18,7 @@ import { findResumableRun, type QueueRunMeta, readRun, saveRun, setRunStatus } f
 /** Jobs of a step enqueued ahead of the workers, unless the workflow bounds the step. */
 export const DEFAULT_QUEUE_DEPTH = 5000;
 
-export interface QueueRunOptions extends Omit<RunWorkflowOptions, 'runners' | 'stepLimit' | 'seed' | 'recorder' | 'cache' | 'webhooks' | 'runId' | 'resumed'> {
+export interface QueueRunOptions extends Omit<RunWorkflowOptions, 'seed' | 'recorder' | 'cache' | 'webhooks' | 'runId' | 'resumed'> {
   readonly target: RedisTarget;
   /** Commands (the shared governor's connection will do). */
   readonly redis: Redis;
@@ -97,7 +97,7 @@ export async function runQueued(options: QueueRunOptions): Promise<QueueOutcome>
   try {
     for (const name of new Set(queues.values())) await watch.watch(name);
     const { target: _target, redis: _redis, scope: _scope, workflowDigest: _digest, givenInputs: _inputs, cwd: _cwd, useCache: _useCache, depth, onOpened: _onOpened, runId: _runId, opened: _opened, ...rest } = options;
-    const outcome = await runWorkflow({ ...rest, runId, resumed, runners, stepLimit: depth ?? DEFAULT_QUEUE_DEPTH });
+    const outcome = await runWorkflowWith({ ...rest, runId, resumed, runners, stepLimit: depth ?? DEFAULT_QUEUE_DEPTH });
     status = outcome.status;
     return { ...outcome, resumed };
   } finally {

@@ -98,7 +98,7 @@ export class DispatchRecorder implements StateRecorder {
 
   private of(node: RecordedNode): JobRecorder {
     const recorder = this.jobs.get(node.id);
-    if (recorder === undefined) throw new DeflowError('E_INTERNAL_QUEUE', `no job is attached to node ${node.step}[${node.index}]`);
+    if (recorder === undefined) throw new DeflowError('E_INTERNAL', `no job is attached to node ${node.step}[${node.index}]`);
     return recorder;
   }
 

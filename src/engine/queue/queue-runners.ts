@@ -8,7 +8,7 @@
  */
 import { type Job, type Queue } from 'bullmq';
 import { DailyLimitError } from '../../client/index.js';
-import { DeflowError } from '../../common/index.js';
+import { DeflowError, isErrorCode } from '../../common/index.js';
 import type { EventError } from '../events.js';
 import { countReaders, type JobContext, type NodeOutcome, type NodeResult, type NodeRunners } from '../run/index.js';
 import type { CompletionWatch, JobFinish } from './completion-watch.js';
@@ -228,5 +228,5 @@ async function untilAbandoned(ctx: JobContext, finished: Promise<JobFinish>): Pr
 }
 
 function refusal(error: EventError): DeflowError {
-  return new DeflowError(error.code, error.message);
+  return new DeflowError(isErrorCode(error.code) ? error.code : 'E_API', error.message);
 }

@@ -172,7 +172,7 @@ class QueueWorkerProcess implements QueueWorker {
       await this.queues.get(pool)?.rateLimit(delayReal);
       this.log(`pool ${pool}: daily limit used up; its jobs wait until ${new Date(control.error.resetAt).toISOString()}`);
     } else if (!this.closing && outcome !== 'abandoned' && outcome !== 'unstarted') {
-      throw new DeflowError('E_INTERNAL_QUEUE', `job ${job.id}: ended as ${outcome} without a result`);
+      throw new DeflowError('E_INTERNAL', `job ${job.id}: ended as ${outcome} without a result`);
     }
     await job.moveToDelayed(Date.now() + delayReal, token);
     throw new DelayedError();
