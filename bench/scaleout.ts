@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- scaleout [--n 1000] [--time-scale 50] [--workers 1,2,4] [--matrix 3]`
+ * `npm run bench -- scaleout [--n 1000] [--time-scale 50] [--workers 1,2,4] [--matrix 3] [--skip-embedded]`
  *
  * Distributed mode on the emulator's virtual clock: N items through the pipeline benchmark's
  * two-step chain (transcribe 30 s → speak 10 s ± 30 %, 60 rpm per submission endpoint, job
@@ -84,7 +84,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     process.stdout.write(`scaleout: ${n} items × (transcribe 30 s → speak 10 s, ±30 %), ${RPM} rpm per endpoint, polls counted (${STATUS_RPM} rpm); time scale ${timeScale}\n`);
     const bound = lowerBoundS(n, STATUS_RPM);
     const results: Figures[] = [];
-    results.push(await variant('embedded', 1, n, bound, timeScale, redis, (ctx) => runRoles(ctx, [{ role: 'embedded', dir: join(dir, 'all') }], [])));
+    if (!args.includes('--skip-embedded')) results.push(await variant('embedded', 1, n, bound, timeScale, redis, (ctx) => runRoles(ctx, [{ role: 'embedded', dir: join(dir, 'all') }], [])));
     for (const workers of workerCounts) {
       results.push(
         await variant(`queue, ${workers} worker${workers > 1 ? 's' : ''}`, workers + 1, n, bound, timeScale, redis, (ctx) =>
@@ -148,7 +148,8 @@ async function variant(
   });
   const commands = new Redis({ path: redis.socket });
   // MONITOR sees every command, those a Lua script runs marked `lua`: clients' own are the rest.
-  const monitor = await new Redis({ path: redis.socket }).monitor();
+  const monitorBase = new Redis({ path: redis.socket });
+  const monitor = await monitorBase.monitor();
   let sent = 0;
   monitor.on('monitor', (_time: string, _args: string[], source: string) => {
     if (source !== 'lua') sent++;
@@ -197,6 +198,7 @@ async function variant(
   } finally {
     commands.disconnect();
     monitor.disconnect();
+    monitorBase.disconnect();
     await emulator.close();
   }
 }
@@ -215,6 +217,7 @@ async function runRoles(ctx: VariantContext, drivers: readonly { role: Role; dir
   try {
     await Promise.all(started.map((w) => w.ready));
     const reports = await Promise.all(drivers.map((d) => spawnRole({ ...ctx, role: d.role, dir: d.dir }).result));
+    for (const report of reports) for (const problem of (report.problems as string[] | undefined) ?? []) process.stdout.write(`    ${problem}\n`);
     const starts = reports.map((r) => Number(r.started));
     const ends = reports.map((r) => Number(r.finished));
     return { makespan_ms: Math.max(...ends) - Math.min(...starts), done: reports.reduce((sum, r) => sum + Number(r.done), 0) };
@@ -358,15 +361,18 @@ async function child(payload: Payload): Promise<Record<string, unknown>> {
   }
 }
 
-function timing(): { sink: (event: RunEvent) => void; span: () => { started: number; finished: number } } {
+function timing(): { sink: (event: RunEvent) => void; span: () => { started: number; finished: number; problems: string[] } } {
   let started = 0;
   let finished = 0;
+  const problems: string[] = [];
   return {
     sink: (event) => {
       if (event.type === 'run-started') started = event.ts;
       if (event.type === 'run-finished') finished = event.ts;
+      if (event.type === 'item-failed' && problems.length < 5) problems.push(`${event.node.step}[${event.node.index}] failed: ${event.error.code} ${event.error.message}`);
+      if (event.type === 'item-unknown' && problems.length < 5) problems.push(`${event.node.step}[${event.node.index}] unknown: ${event.reason}`);
     },
-    span: () => ({ started, finished }),
+    span: () => ({ started, finished, problems }),
   };
 }
 

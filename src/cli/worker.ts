@@ -36,7 +36,7 @@ export function registerWorkerCommand(program: Command, io: CliIO, wrap: ActionW
     .option('--quiet', 'print nothing but errors')
     .option('--verbose', 'log every request and answer to stderr (secrets are masked)')
     .addOption(new Option('--api-key <key>', 'not accepted: keys in flags leak into shell history').hideHelp())
-    .addOption(new Option('--lock-ms <ms>', "real ms a job's lock lasts: a lost worker's jobs are taken over after about this long").default('15000').hideHelp())
+    .option('--lock-ms <ms>', "how long (real ms) a job's lock lasts unrenewed: a lost worker's jobs are taken over after about 1.5 times this; too short, and a worker stalled by a busy machine loses jobs it is running", '30000')
     .action(wrap(async (flags: WorkerFlags) => runWorker(flags, io)));
 }
 
@@ -44,7 +44,7 @@ async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> {
   if (flags.queue === undefined) throw new DeflowError('E_USAGE_OPTION', '--queue: expected the Redis URL of the queue (redis://HOST:PORT, as given to deflow run --queue)', { details: { option: '--queue' } });
   if (flags.apiKey !== undefined) throw new DeflowError('E_USAGE_KEY_FLAG', `--api-key is not accepted (a key in a flag leaks into shell history); set $${API_KEY_ENV} or use --api-key-file`);
   const concurrency = whole('--concurrency', flags.concurrency ?? '100', 1);
-  const lockMs = whole('--lock-ms', flags.lockMs ?? '15000', 500);
+  const lockMs = whole('--lock-ms', flags.lockMs ?? '30000', 500);
   const graceMs = whole('--grace', flags.grace ?? '15', 0) * 1000;
   const queue = await import('../engine/queue/index.js');
   const target = queue.parseRedisUrl(flags.queue, '--queue');

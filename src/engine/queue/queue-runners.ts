@@ -103,7 +103,7 @@ export class QueueRunners implements NodeRunners {
 
   /** Waits for the job's end (or the run's stop) and applies it. */
   private async settle(ctx: JobContext, id: number, queue: Queue, jobId: string, finished: Promise<JobFinish>): Promise<NodeOutcome | { outcome: NodeOutcome; charged: number }> {
-    const { state, control } = ctx;
+    const { control } = ctx;
     for (;;) {
       const first = await Promise.race([finished, stopped(ctx)]);
       if (first === 'stop') {
@@ -123,7 +123,6 @@ export class QueueRunners implements NodeRunners {
         await job?.retry('failed');
         continue;
       }
-      void state;
       return this.apply(ctx, id, queue, jobId, first);
     }
   }

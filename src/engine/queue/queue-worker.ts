@@ -41,7 +41,7 @@ export interface QueueWorkerOptions {
   /** Jobs in flight per pool. @default 100 */
   readonly concurrency?: number;
   readonly clock?: Clock;
-  /** Real ms a job's lock lasts without renewal; a dead worker's jobs are taken over after about this long. @default 15000 */
+  /** Real ms a job's lock lasts without renewal; a dead worker's jobs are taken over after about this long. @default 30000 */
   readonly lockMs?: number;
   /** Clock ms jobs already submitted are still polled after close() is called. @default 15000 */
   readonly graceMs?: number;
@@ -107,7 +107,7 @@ class QueueWorkerProcess implements QueueWorker {
   private serve(pool: string): void {
     const name = queueName(this.options.scope, pool);
     const connection = redisOptions(this.options.target, true);
-    const lockDuration = this.options.lockMs ?? 15_000;
+    const lockDuration = this.options.lockMs ?? 30_000;
     const worker = new Worker<NodeJobData, NodeJobResult>(name, (job, token) => this.process(job, token ?? ''), {
       connection,
       prefix: BULL_PREFIX,
@@ -199,12 +199,19 @@ class QueueWorkerProcess implements QueueWorker {
     return run;
   }
 
+  /**
+   * A pool's limit became known: its queue starts jobs at most twice as fast as the account's
+   * rate, counted over quarter windows. Job starts are spread over the window (never a whole
+   * window's burst at once after a pause), while the shared governor paces the requests exactly;
+   * a start rate of exactly the account's would add a second fixed window out of step with the
+   * service's, and lose time at every window boundary.
+   */
   private readonly onLearned = (event: { pool: string; model?: string; limit: number; windowSeconds: number }): void => {
     if (event.model !== undefined) return;
     const queue = this.queues.get(event.pool);
     if (queue === undefined || event.limit <= 0) return;
-    const windowReal = Math.max(1, Math.round(event.windowSeconds * 1000 * this.clock.realPerVirtual));
-    queue.setGlobalRateLimit(event.limit, windowReal).catch((error: unknown) => this.log(`${event.pool}: cannot set its rate: ${message(error)}`));
+    const quarterReal = Math.max(1, Math.round((event.windowSeconds * 1000 * this.clock.realPerVirtual) / 4));
+    queue.setGlobalRateLimit(Math.max(1, Math.ceil(event.limit / 2)), quarterReal).catch((error: unknown) => this.log(`${event.pool}: cannot set its rate: ${message(error)}`));
   };
 
   private readonly onThrottled = (event: { pool: string; until: number | null; reason: 'window' | '429' }): void => {

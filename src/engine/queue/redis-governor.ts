@@ -31,6 +31,11 @@ export interface RedisGovernorOptions {
   readonly onDailyLimit?: 'throw' | 'wait';
   /** Real ms between liveness renewals; a process silent for 3 of them is taken for dead. @default 5000 */
   readonly heartbeatMs?: number;
+  /**
+   * Clock ms a process waits past a window end another process computed: clocks of separate
+   * processes (and machines) differ a little. @default 100 ms plus 5 real ms
+   */
+  readonly skewMarginMs?: number;
 }
 
 interface Waiter {
@@ -79,6 +84,7 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
   private readonly alivePrefix: string;
   private readonly heartbeat: NodeJS.Timeout;
   private heartbeats = 0;
+  private readonly skewMs: number;
   /** The last bucket change that could not be written (kept for diagnostics). */
   lastError: unknown;
   private closed = false;
@@ -87,6 +93,7 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
     super();
     this.clock = options.clock ?? systemClock;
     this.onDailyLimit = options.onDailyLimit ?? 'throw';
+    this.skewMs = options.skewMarginMs ?? 100 + 5 / this.clock.realPerVirtual;
     this.channel = `${options.prefix}:gov`;
     this.alivePrefix = `${options.prefix}:alive:`;
     const every = options.heartbeatMs ?? 5000;
@@ -343,7 +350,8 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
     const queue = this.queue(key);
     const shared = this.bucket(key);
     while (queue.length > 0) {
-      const now = this.clock.now();
+      // As if a little earlier: a window end another process saw may be a little ahead of ours.
+      const now = this.clock.now() - this.skewMs;
       const outcome = await shared.apply((bucket, state) => {
         const reservation = bucket.reserve(now);
         if (reservation.ok) return { ok: true as const, held: { id: shared.addTicket(state, reservation.ticket), ticket: reservation.ticket } };
@@ -395,7 +403,7 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
     existing?.controller.abort();
     const controller = new AbortController();
     this.timers.set(key, { due: until, controller });
-    this.clock.sleep(Math.max(0, until - this.clock.now()), controller.signal).then(
+    this.clock.sleep(Math.max(0, until + this.skewMs - this.clock.now()), controller.signal).then(
       () => {
         if (this.timers.get(key)?.controller === controller) this.timers.delete(key);
         this.pump(key);
