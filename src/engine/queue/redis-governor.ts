@@ -289,17 +289,20 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
 
   private readonly onMessage = (channel: string, text: string): void => {
     if (channel !== this.channel || this.closed) return;
-    let message: Message;
+    let messages: Message[];
     try {
-      message = JSON.parse(text) as Message;
+      const parsed = JSON.parse(text) as Message | Message[];
+      messages = Array.isArray(parsed) ? parsed : [parsed];
     } catch {
       return;
     }
-    if (message.from === this.owner) return;
-    if (message.learned) this.emitLearned(message.bucket, message.learned);
-    if (message.throttledUntil !== undefined) this.emit('throttled', { bucket: message.bucket, ...split(message.bucket), until: message.throttledUntil, reason: '429' });
-    if (message.dailyResetAt !== undefined) this.announceDaily(message.bucket, message.dailyResetAt);
-    if (this.queues.get(message.bucket)?.length) this.pump(message.bucket);
+    for (const message of messages) {
+      if (message.from === this.owner) continue;
+      if (message.learned) this.emitLearned(message.bucket, message.learned);
+      if (message.throttledUntil !== undefined) this.emit('throttled', { bucket: message.bucket, ...split(message.bucket), until: message.throttledUntil, reason: '429' });
+      if (message.dailyResetAt !== undefined) this.announceDaily(message.bucket, message.dailyResetAt);
+      if (this.queues.get(message.bucket)?.length) this.pump(message.bucket);
+    }
   };
 
   private enqueue(key: string, request: AcquireRequest): Promise<HeldTicket> {
@@ -352,36 +355,48 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
     while (queue.length > 0) {
       // As if a little earlier: a window end another process saw may be a little ahead of ours.
       const now = this.clock.now() - this.skewMs;
+      const wanted = queue.length;
+      // Slots for every waiter at once, as far as the bucket has room: one write, not one each.
       const outcome = await shared.apply((bucket, state) => {
-        const reservation = bucket.reserve(now);
-        if (reservation.ok) return { ok: true as const, held: { id: shared.addTicket(state, reservation.ticket), ticket: reservation.ticket } };
-        if (reservation.until === null) state.waiting = true;
-        // Every process must learn a used-up daily window, however this one found out (the
-        // coordinator of a queue run defers the pool on it).
-        if (reservation.reason === 'daily-exhausted' && reservation.until !== null) state.publish = JSON.stringify({ from: this.owner, bucket: key, dailyResetAt: reservation.until } satisfies Message);
-        return { ok: false as const, refusal: { reason: reservation.reason, until: reservation.until } satisfies Refusal };
-      });
-      if (outcome.ok) {
-        const waiter = queue.shift();
-        if (waiter === undefined) {
-          // Everyone gave up while the slot was being taken: give it back.
-          await this.change(key, (bucket, state) => {
-            const ticket = takeTicket(state, outcome.held.id);
-            if (ticket !== undefined) bucket.abandon(ticket, false);
-            return {};
-          });
-          return;
+        const held: HeldTicket[] = [];
+        for (let i = 0; i < wanted; i++) {
+          const reservation = bucket.reserve(now);
+          if (reservation.ok) {
+            held.push({ id: shared.addTicket(state, reservation.ticket), ticket: reservation.ticket });
+            continue;
+          }
+          if (reservation.until === null) state.waiting = true;
+          // Every process must learn a used-up daily window, however this one found out (the
+          // coordinator of a queue run defers the pool on it).
+          if (reservation.reason === 'daily-exhausted' && reservation.until !== null) state.publish = JSON.stringify({ from: this.owner, bucket: key, dailyResetAt: reservation.until } satisfies Message);
+          return { held, refusal: { reason: reservation.reason, until: reservation.until } satisfies Refusal };
         }
-        waiter.resolve(outcome.held);
-        continue;
+        return { held, refusal: null };
+      });
+      const unused: HeldTicket[] = [];
+      for (const held of outcome.held) {
+        const waiter = queue.shift();
+        if (waiter === undefined) unused.push(held);
+        else waiter.resolve(held);
+      }
+      if (unused.length > 0) {
+        // Waiters gave up while their slots were being taken: give the slots back.
+        await this.change(key, (bucket, state) => {
+          for (const held of unused) {
+            const ticket = takeTicket(state, held.id);
+            if (ticket !== undefined) bucket.abandon(ticket, false);
+          }
+          return {};
+        });
       }
       const { refusal } = outcome;
+      if (refusal === null) continue;
       this.noteRefusal(key, refusal);
       if (refusal.reason === 'daily-exhausted' && this.onDailyLimit === 'throw') {
         for (const waiter of queue.splice(0)) waiter.reject(this.dailyError(key, waiter.request, refusal.until));
         return;
       }
-      this.wakeLater(key, refusal.until);
+      if (queue.length > 0) this.wakeLater(key, refusal.until);
       return;
     }
   }

@@ -43,7 +43,7 @@ export interface MutableShared {
   tickets: Record<string, StoredTicket>;
   next: number;
   waiting: boolean;
-  /** A message to publish once the write is done. */
+  /** A message (JSON) to publish once the write is done; the messages of a batch go out as one array. */
   publish: string | null;
 }
 
@@ -101,7 +101,8 @@ export class SharedBucket {
   private state: SharedState | null = null;
   /** Redis calls made (for the benchmark's commands per job). */
   calls = 0;
-  private tail: Promise<void> = Promise.resolve();
+  private readonly pending: { operation: BucketOperation<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
+  private flushing = false;
 
   constructor(private readonly options: SharedBucketOptions) {
     defineBucketScript(options.redis);
@@ -114,33 +115,57 @@ export class SharedBucket {
 
   /**
    * Applies `operation` to the current shared state and writes it back; retried on a conflict.
-   * Operations of this process run one after the other (they would only conflict with each other).
+   * Operations of this process that arrive while a write is out are applied together in the
+   * next write (a window's burst of permits, or of answers, costs a few Redis calls, not one
+   * round trip each in turn).
    */
   apply<T>(operation: BucketOperation<T>): Promise<T> {
-    const run = this.tail.then(() => this.applyNow(operation));
-    this.tail = run.then(
-      () => {},
-      () => {},
-    );
-    return run;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ operation, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.flushing) void this.flush();
+    });
   }
 
-  private async applyNow<T>(operation: BucketOperation<T>): Promise<T> {
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0);
+        try {
+          const results = await this.applyNow(batch.map((entry) => entry.operation));
+          batch.forEach((entry, i) => entry.resolve(results[i]));
+        } catch (error) {
+          for (const entry of batch) entry.reject(error);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async applyNow(operations: readonly BucketOperation<unknown>[]): Promise<unknown[]> {
     const { redis, key, alivePrefix, channel } = this.options;
     let dead: string[] = [];
     for (;;) {
       const bucket = this.state === null ? new GovernorBucket(this.options.name) : GovernorBucket.fromState(this.options.name, this.state.bucket);
       const shared: MutableShared = { tickets: { ...(this.state?.tickets ?? {}) }, next: this.state?.next ?? 0, waiting: this.state?.waiting ?? false, publish: null };
       if (dead.length > 0) expireOwners(bucket, shared, new Set(dead));
-      const result = operation(bucket, shared);
+      const messages: unknown[] = [];
+      const results = operations.map((operation) => {
+        shared.publish = null;
+        const result = operation(bucket, shared);
+        if (shared.publish !== null) messages.push(JSON.parse(shared.publish));
+        return result;
+      });
       const next: SharedState = { bucket: bucket.toState(), tickets: shared.tickets, next: shared.next, waiting: shared.waiting };
       const owners = [...new Set(Object.values(next.tickets).map((t) => t.owner))].join(' ');
       this.calls++;
-      const reply = await (redis as unknown as CasRedis).deflowBucketCas(key, String(this.version), JSON.stringify(next), owners, alivePrefix, String(KEEP_MS), channel, shared.publish ?? '');
+      const message = messages.length === 0 ? '' : JSON.stringify(messages);
+      const reply = await (redis as unknown as CasRedis).deflowBucketCas(key, String(this.version), JSON.stringify(next), owners, alivePrefix, String(KEEP_MS), channel, message);
       if (reply[0] === 1) {
         this.version = reply[1];
         this.state = next;
-        return result;
+        return results;
       }
       this.version = reply[1];
       this.state = reply[2] === '' ? null : (JSON.parse(reply[2]) as SharedState);
