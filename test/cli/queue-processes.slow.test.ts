@@ -96,7 +96,11 @@ function deflow(dir: string, emulator: Emulator, args: readonly string[]): Proc 
   return { child, exit };
 }
 
-const worker = (dir: string, emulator: Emulator): Proc => deflow(dir, emulator, ['worker', '--queue', redis.url, '--lock-ms', '2000', '--grace', '2']);
+/**
+ * A worker. Its lock is short where workers are killed (their jobs are taken over soon), and
+ * longer elsewhere: a worker that a saturated machine stalls past its lock loses its job.
+ */
+const worker = (dir: string, emulator: Emulator, lockMs = 10_000): Proc => deflow(dir, emulator, ['worker', '--queue', redis.url, '--lock-ms', String(lockMs), '--grace', '2']);
 
 async function workspace(n: number, name: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'deflow-queue-'));
@@ -141,8 +145,8 @@ describe('distributed mode with real processes', () => {
   it('a worker killed with SIGKILL 5 times mid-run: nothing submitted twice, every output once', async () => {
     const dir = await workspace(16, 'killed-workers');
     const emulator = await startEmulatorProcess(dir);
-    const steady = worker(dir, emulator);
-    let victim = worker(dir, emulator);
+    const steady = worker(dir, emulator, 4000);
+    let victim = worker(dir, emulator, 4000);
     try {
       const run = deflow(dir, emulator, [...RUN, '--queue', redis.url]);
       let kills = 0;
@@ -151,7 +155,7 @@ describe('distributed mode with real processes', () => {
         if (run.child.exitCode !== null) break;
         await stopProcess(victim.child, 'SIGKILL');
         kills++;
-        victim = worker(dir, emulator);
+        victim = worker(dir, emulator, 4000);
       }
       const exit = await run.exit;
       expect(exit.code, exit.stderr).toBe(0);
