@@ -59,7 +59,9 @@ export class QueueRunners implements NodeRunners {
     const { graph, state, control, budget } = ctx;
     const { step, k } = graph.nodeAt(id);
     this.awaited.set(id, step.task.pool);
-    const reserved = Number.isNaN(ctx.reserve[id]!) ? 0 : ctx.reserve[id]!;
+    // The high end of its quote (its inputs are on a worker); an unpriced job, the highest price its step was quoted or charged.
+    const high = ctx.pricer.high[id]!;
+    const reserved = Number.isNaN(high) ? (ctx.pricer.fallback(step.id)?.amount ?? 0) : high;
     let charged = 0;
     try {
       if (budget.capped && !budget.reserve(reserved)) {
@@ -142,7 +144,9 @@ export class QueueRunners implements NodeRunners {
       case 'done': {
         ctx.results.put(id, result.result, countReaders(ctx, id));
         await state.done(id, { result: result.result, outputs: result.outputs, cached: result.cached, cacheKey: result.cacheKey });
-        return { outcome: 'done', charged: result.cached ? 0 : (result.result.cost ?? state.quotedOf(id) ?? 0) };
+        const charged = result.cached ? 0 : (result.result.cost ?? state.quotedOf(id) ?? 0);
+        if (charged > 0) ctx.pricer.observe(ctx.graph.nodeAt(id).step.id, charged);
+        return { outcome: 'done', charged };
       }
       case 'failed':
         await state.failed(id, result.error, result.retryable);

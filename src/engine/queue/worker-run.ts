@@ -12,7 +12,7 @@ import { JobGraph, validateWorkflow } from '../../workflow/index.js';
 import { type BlobStore, CacheAdapter, type CacheLookup, createBlobStore, createResultCache, NO_CACHE } from '../cache/index.js';
 import type { RunEventSink } from '../events.js';
 import { digestWorkflow, stateLayout } from '../journal/index.js';
-import { createScopeBuilder, type JobContext, PollEstimator, RunState, type ScopeBuilder, SubmitWindow } from '../run/index.js';
+import { createScopeBuilder, type JobContext, PollEstimator, RunPricer, RunState, type ScopeBuilder, SubmitWindow } from '../run/index.js';
 import { DispatchRecorder } from './job-recorder.js';
 import type { QueueRunMeta } from './run-registry.js';
 
@@ -27,8 +27,8 @@ export interface WorkerRun {
   readonly estimator: PollEstimator;
   readonly window: SubmitWindow;
   readonly stepKeys: Map<string, string>;
-  /** No node has a price to reserve in a worker (the coordinator keeps the budget). */
-  readonly reserve: Float64Array;
+  /** No quote in a worker: nothing is priced here (the coordinator keeps the budget). */
+  readonly pricer: RunPricer;
 }
 
 export interface LoadRunOptions {
@@ -79,7 +79,7 @@ export async function loadWorkerRun(meta: QueueRunMeta, options: LoadRunOptions)
     estimator: new PollEstimator(),
     window: new SubmitWindow(),
     stepKeys: new Map(),
-    reserve: new Float64Array(graph.nodeCount).fill(Number.NaN),
+    pricer: new RunPricer(graph),
   };
 }
 
@@ -90,7 +90,7 @@ export function jobContext(run: WorkerRun, parts: Pick<JobContext, 'client' | 'g
     graph: run.graph,
     state: run.state,
     estimator: run.estimator,
-    reserve: run.reserve,
+    pricer: run.pricer,
     blobs: run.blobs,
     cache: run.cache,
     scope: run.scope,
