@@ -24,6 +24,7 @@ export interface QueuedRunInput {
   readonly concurrency: number | undefined;
   readonly flags: {
     readonly runId?: string;
+    readonly resubmitUnknown?: boolean;
     readonly json?: boolean;
     readonly report?: string;
     readonly junit?: string;
@@ -36,13 +37,12 @@ export interface QueuedRunInput {
 }
 
 /** Flags that have no meaning for a coordinator, refused before anything is opened. */
-export function checkQueueFlags(flags: { readonly emulator?: boolean; readonly webhookUrl?: string; readonly webhookListen?: string; readonly resubmitUnknown?: boolean; readonly governor?: string; readonly queue?: string }): void {
+export function checkQueueFlags(flags: { readonly emulator?: boolean; readonly webhookUrl?: string; readonly webhookListen?: string; readonly governor?: string; readonly queue?: string }): void {
   const refuse = (option: string, why: string): never => {
     throw new DeflowError('E_USAGE_OPTION', `${option}: not with --queue (${why})`, { details: { option } });
   };
   if (flags.emulator) refuse('--emulator', 'workers in other processes cannot reach an in-process emulator; start `deflow emulator` and set DEAPI_BASE_URL for the coordinator and the workers');
   if (flags.webhookUrl !== undefined || flags.webhookListen !== undefined) refuse('--webhook-url', 'workers poll the jobs they submit');
-  if (flags.resubmitUnknown) refuse('--resubmit-unknown', 'a queue run never resubmits an unknown item; start a new run (another --run-id) to submit it again');
   if (flags.governor !== undefined && flags.governor !== flags.queue) refuse('--governor', "a queue run shares the rate limits through the queue's Redis");
 }
 
@@ -92,6 +92,7 @@ export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promis
       givenInputs: input.inputs,
       cwd: io.cwd,
       useCache: flags.cache !== false,
+      resubmitUnknown: flags.resubmitUnknown === true,
     });
     return { outcome, reportPath, resumeCommand };
   } finally {

@@ -27,6 +27,8 @@ export interface QueueRunnersOptions {
   readonly queueOf: (stepId: string) => string;
   /** Jobs of an earlier session of the run may exist: look at each before waiting. */
   readonly resumed: boolean;
+  /** `--resubmit-unknown`: a job an earlier session left unknown is submitted again (it may be paid twice). */
+  readonly resubmitUnknown?: boolean;
 }
 
 export class QueueRunners implements NodeRunners {
@@ -80,6 +82,7 @@ export class QueueRunners implements NodeRunners {
         if (result !== undefined) upstream.push([u, result]);
       }
       const data: NodeJobData = { v: 1, run: this.options.runId, step: step.id, k, upstream };
+      if (this.options.resumed) await this.clearForRetry(queue, jobId);
       await queue.add(step.id, data, { jobId, attempts: 1, removeOnComplete: { age: KEEP_JOBS_S }, removeOnFail: { age: KEEP_JOBS_S } });
       if (this.options.resumed) {
         const existing = await this.options.watch.lookAt(queueName, jobId);
@@ -96,6 +99,24 @@ export class QueueRunners implements NodeRunners {
       budget.settle(reserved, charged);
       if (this.deferred.size > 0) setImmediate(() => this.checkDeferred());
     }
+  }
+
+  /**
+   * A job an earlier session of the run finished without a result worth keeping is removed, so
+   * that it is enqueued afresh, as an embedded run's resume would run it again: a retryable
+   * failure, a job no worker could run before anything was sent, and (with `--resubmit-unknown`)
+   * an unknown one. A failure the service judged final, and every done job, stay as they are.
+   */
+  private async clearForRetry(queue: Queue, jobId: string): Promise<void> {
+    const job = await this.jobOf(queue, jobId);
+    if (job === undefined || !job.finishedOn) return;
+    const result = job.failedReason ? undefined : job.returnvalue;
+    const unsent = job.data.intent === undefined && job.data.requestId === undefined;
+    const again =
+      result === undefined || result === null
+        ? unsent
+        : (result.outcome === 'failed' && result.retryable) || (result.outcome === 'unknown' && this.options.resubmitUnknown === true);
+    if (again) await job.remove();
   }
 
   /** Jobs are never picked up from a seed in queue mode: an existing job is found by its id. */

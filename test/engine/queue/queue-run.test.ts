@@ -44,7 +44,7 @@ describe('queue mode', () => {
 });
 
 describe('queue mode: crashes and stops', () => {
-  test('an intent without a request id (a worker lost mid-submission) is unknown and never submitted again', async () => {
+  test('an intent without a request id (a worker lost mid-submission) is unknown, never submitted again but with --resubmit-unknown', async () => {
     const dir = await useWorkspace({ 'workflow.yaml': CHAIN, ...clips(3) });
     const emulator = await useFastEmulator(TIGHT);
     const scope = accountScope(emulator.url, emulator.keys.api);
@@ -59,6 +59,14 @@ describe('queue mode: crashes and stops', () => {
     expect(run.of('item-unknown')[0]).toMatchObject({ node: { step: 'transcribe', index: 1 } });
     expect(run.of('item-unknown')[0]!.reason).toMatch(/intent recorded, no request id/);
     expect(emulator.stats().submissions).toBe(4);
+    // Started again, the run keeps it unknown; with --resubmit-unknown it is submitted knowingly.
+    const again = await coordinate(dir, redis.url, emulator, { runId: 'lost-worker' });
+    expect(again.outcome.counts).toMatchObject({ done: 4, unknown: 1, skipped: 1 });
+    expect(emulator.stats().submissions).toBe(4);
+    const resubmitted = await coordinate(dir, redis.url, emulator, { runId: 'lost-worker', resubmitUnknown: true });
+    expect(resubmitted.outcome.status).toBe('done');
+    expect(resubmitted.outcome.counts.done).toBe(6);
+    expect(emulator.stats().submissions).toBe(6);
   });
 
   test('an interrupted coordinator leaves its run in the queue; started again it finishes without resubmitting', async () => {
@@ -85,5 +93,24 @@ describe('queue mode: crashes and stops', () => {
     expect(second.outcome.counts.done).toBe(12);
     expect(emulator.stats().submissions).toBe(12);
     expect((await readdir(join(dir, 'out'))).length).toBe(12);
+  });
+  test('a coordinator started again runs the retryable failures of its run again, and nothing that ended', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': CHAIN.replace('    save: "${{ item.stem }}.txt"', '    save: "${{ item.stem }}.txt"\n    retries: 0'), ...clips(3) });
+    // Every job fails on the service (a retryable error) until the service recovers.
+    const emulator = await useFastEmulator({ ...TIGHT, jobs: { fail_rate: 1 } });
+    await useWorker(redis.url, emulator);
+    const first = await coordinate(dir, redis.url, emulator, { useCache: false });
+    expect(first.outcome.status).toBe('failed');
+    expect(first.outcome.counts).toMatchObject({ done: 0, failed: 3, skipped: 3 });
+    expect(emulator.stats().submissions).toBe(3);
+    (emulator.config.jobs as { fail_rate: number }).fail_rate = 0;
+    const second = await coordinate(dir, redis.url, emulator, { useCache: false });
+    expect(second.outcome.resumed).toBe(true);
+    expect(second.outcome.runId).toBe(first.outcome.runId);
+    expect(second.outcome.status).toBe('done');
+    expect(second.outcome.counts.done).toBe(6);
+    // The 3 failed transcriptions again, then the 3 speeches: nothing else.
+    expect(emulator.stats().submissions).toBe(9);
+    expect((await readdir(join(dir, 'out'))).length).toBe(6);
   });
 });
