@@ -2,10 +2,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { isDeflowError } from '../common/index.js';
-import { API_KEY_ENV } from '../client/index.js';
-import { DEFAULT_BASE_URL } from '../client/index.js';
-import { DeapiClient } from '../client/index.js';
+import { API_KEY_ENV, isDeflowError } from '../common/index.js';
 import type { ModelInfo } from '../service/index.js';
 import type { CliIO } from '../common/index.js';
 import { registerAccountCommand } from './account.js';
@@ -18,7 +15,11 @@ import { registerStatusCommand } from './status.js';
 import { registerValidateCommand } from './validate.js';
 import { registerWorkerCommand } from './worker.js';
 
-/** Builds the command tree. Each command file adds itself and reports its exit code. */
+/**
+ * Builds the command tree. Each command file adds itself (options and help only) and reports
+ * its exit code; what a command does lives in its `<command>-action.ts`, imported when it runs,
+ * so that `--help` or one command never loads the modules of all the others.
+ */
 export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Command {
   const program = new Command('deflow')
     .description('Run declarative YAML workflows of AI inference jobs against deAPI.')
@@ -54,8 +55,9 @@ const VERSION = '0.1.0';
 function liveModelFetcher(io: CliIO): (() => Promise<readonly ModelInfo[]>) | undefined {
   const apiKey = io.env[API_KEY_ENV]?.trim();
   if (!apiKey) return undefined;
-  const baseUrl = io.env.DEAPI_BASE_URL?.trim() || DEFAULT_BASE_URL;
   return async () => {
+    const { DeapiClient, DEFAULT_BASE_URL } = await import('../client/index.js');
+    const baseUrl = io.env.DEAPI_BASE_URL?.trim() || DEFAULT_BASE_URL;
     const client = new DeapiClient({ apiKey, baseUrl });
     try {
       return await client.listModels();

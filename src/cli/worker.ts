@@ -5,24 +5,13 @@
  * SIGTERM; then it takes no new job, polls the jobs it submitted for a grace period and hands
  * what is left back to the queue (another worker picks it up, polling the same request id).
  * Every worker must see the workflow files, inputs and outputs at the coordinator's paths.
+ * The action lives in worker-action.ts, loaded when the command runs.
  */
 import { type Command, Option } from 'commander';
-import { API_KEY_ENV, DEFAULT_BASE_URL, DeapiClient, readApiKey } from '../client/index.js';
+import { API_KEY_ENV } from '../common/index.js';
 import type { CliIO } from '../common/index.js';
-import { DeflowError, EXIT } from '../common/index.js';
-import type { RunEvent } from '../engine/index.js';
 import type { ActionWrapper } from './main.js';
-
-interface WorkerFlags {
-  readonly queue?: string;
-  readonly concurrency?: string;
-  readonly apiKeyFile?: string;
-  readonly apiKey?: string;
-  readonly verbose?: boolean;
-  readonly quiet?: boolean;
-  readonly lockMs?: string;
-  readonly grace?: string;
-}
+import type { WorkerFlags } from './worker-action.js';
 
 /** Adds `deflow worker`. */
 export function registerWorkerCommand(program: Command, io: CliIO, wrap: ActionWrapper): void {
@@ -37,62 +26,5 @@ export function registerWorkerCommand(program: Command, io: CliIO, wrap: ActionW
     .option('--verbose', 'log every request and answer to stderr (secrets are masked)')
     .addOption(new Option('--api-key <key>', 'not accepted: keys in flags leak into shell history').hideHelp())
     .option('--lock-ms <ms>', "how long (real ms) a job's lock lasts unrenewed: a lost worker's jobs are taken over after about 1.5 times this; too short, and a worker stalled by a busy machine loses jobs it is running", '30000')
-    .action(wrap(async (flags: WorkerFlags) => runWorker(flags, io)));
-}
-
-async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> {
-  if (flags.queue === undefined) throw new DeflowError('E_USAGE_OPTION', '--queue: expected the Redis URL of the queue (redis://HOST:PORT, as given to deflow run --queue)', { details: { option: '--queue' } });
-  if (flags.apiKey !== undefined) throw new DeflowError('E_USAGE_KEY_FLAG', `--api-key is not accepted (a key in a flag leaks into shell history); set $${API_KEY_ENV} or use --api-key-file`);
-  const concurrency = whole('--concurrency', flags.concurrency ?? '100', 1);
-  const lockMs = whole('--lock-ms', flags.lockMs ?? '30000', 500);
-  const graceMs = whole('--grace', flags.grace ?? '15', 0) * 1000;
-  const queue = await import('../engine/queue/index.js');
-  const target = queue.parseRedisUrl(flags.queue, '--queue');
-  const apiKey = await readApiKey({ env: io.env, apiKeyFile: flags.apiKeyFile, stdin: io.stdin, cwd: io.cwd });
-  if (apiKey === undefined) throw new DeflowError('E_USAGE_NO_KEY', `no API key: set $${API_KEY_ENV}, or pass --api-key-file PATH (or - to read it from standard input)`);
-  const baseUrl = io.env.DEAPI_BASE_URL?.trim() || DEFAULT_BASE_URL;
-  const scope = queue.accountScope(baseUrl, apiKey);
-  const say = (line: string): void => {
-    if (!flags.quiet) io.stderr.write(`deflow worker: ${line}\n`);
-  };
-  const shared = await queue.openSharedGovernor(target, { scope });
-  const log = flags.verbose ? (line: string) => io.stderr.write(`deflow: ${line}\n`) : undefined;
-  const client = new DeapiClient({ apiKey, baseUrl, governor: shared.governor, log });
-  try {
-    const worker = await queue.startQueueWorker({
-      target,
-      redis: shared.redis,
-      governor: shared.governor,
-      client,
-      scope,
-      concurrency,
-      lockMs,
-      graceMs,
-      log: say,
-      onEvent: (event) => describe(event, say),
-    });
-    say(`waiting for jobs on ${target.display} (${concurrency} per pool); stop with Ctrl-C`);
-    await io.interrupted;
-    say('stopping: no new jobs; jobs in flight settle or go back to the queue');
-    await worker.close();
-    say(`stopped after ${worker.finished} job(s)`);
-    return EXIT.ok;
-  } finally {
-    await client.close();
-    await shared.close();
-  }
-}
-
-/** One line per finished item. */
-function describe(event: RunEvent, say: (line: string) => void): void {
-  const at = 'node' in event ? `${event.node.step}[${event.node.index}]` : '';
-  if (event.type === 'item-done') say(`${at} done${event.cached ? ' (cached)' : ''}${event.outputs.length > 0 ? ` → ${event.outputs.join(', ')}` : ''}`);
-  else if (event.type === 'item-failed') say(`${at} failed: ${event.error.message}`);
-  else if (event.type === 'item-unknown') say(`${at} unknown: ${event.reason}`);
-}
-
-function whole(option: string, value: string, min: number): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || number < min) throw new DeflowError('E_USAGE_OPTION', `${option}: expected a whole number ≥ ${min}, got ${JSON.stringify(value)}`, { details: { option } });
-  return number;
+    .action(wrap(async (flags: WorkerFlags) => (await import('./worker-action.js')).runWorker(flags, io)));
 }

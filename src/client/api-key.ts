@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { DeflowError } from '../common/index.js';
+import { API_KEY_ENV, DeflowError } from '../common/index.js';
 
 /** Where the key may come from: never a command-line value (shell history, `ps`). */
 export interface ApiKeySources {
@@ -11,8 +11,7 @@ export interface ApiKeySources {
   readonly cwd?: string | undefined;
 }
 
-/** The environment variable that holds the key. */
-export const API_KEY_ENV = 'DEAPI_API_KEY';
+export { API_KEY_ENV };
 
 /**
  * Reads the key from `--api-key-file` (a path or `-`) or else `DEAPI_API_KEY`, trimmed.

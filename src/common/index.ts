@@ -13,3 +13,4 @@ export { ERROR_EXIT_CODES, exitCodeFor, isErrorCode } from './error-codes.js';
 export type { ErrorCode } from './error-codes.js';
 export type { ExitCode } from './exit-codes.js';
 export { assertNever } from './assert-never.js';
+export { API_KEY_ENV, DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, STATE_DIR_NAME } from './defaults.js';

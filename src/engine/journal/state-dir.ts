@@ -14,12 +14,12 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Clock } from '../../common/index.js';
-import { DeflowError } from '../../common/index.js';
+import { DeflowError, STATE_DIR_NAME } from '../../common/index.js';
 import { mkdirDurable, writeFileAtomic } from '../../common/index.js';
 import type { RunStatus } from '../events.js';
 import { readLockHolder } from './lock-file.js';
 
-export const STATE_DIR_NAME = '.deflow';
+export { STATE_DIR_NAME };
 
 export interface ResolveStateDirOptions {
   /** The workflow file; the default state folder sits beside it. */

@@ -14,7 +14,7 @@
 import { readFile } from 'node:fs/promises';
 import { imageSize } from 'image-size';
 import pLimit from 'p-limit';
-import { type Clock, systemClock } from '../../common/index.js';
+import { type Clock, DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, systemClock } from '../../common/index.js';
 import type { RunEventSink } from '../events.js';
 import { createFileDigester } from '../cache/index.js';
 import { createDurationReader } from './media-duration.js';
@@ -76,8 +76,7 @@ export interface QuoteOptions {
   readonly onEvent?: RunEventSink | undefined;
 }
 
-export const DEFAULT_MAX_PRICE_REQUESTS = 200;
-export const DEFAULT_FIT_THRESHOLD = 6;
+export { DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS };
 /** Items prepared at once (each may read a file's header and digest it). */
 const PREPARE_CONCURRENCY = 8;
 
