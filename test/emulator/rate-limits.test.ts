@@ -105,8 +105,12 @@ describe('per-minute window', () => {
 
 describe('reset times', () => {
   it('windows run from the second of the opening request: Reset is Date + 60 s and Daily-Reset Date + 86400 s', async () => {
-    const emu = await useEmulator({ config: withKeys({ time_scale: 1, rate_limits: { endpoints: { 'images/generations': { rpm: 5, rpd: 50 } } } }) });
+    // A manual clock a hair before a whole second: on a running clock the Date header could
+    // fall in the second after the one the window opened in, and the test flaked under load.
+    const clock = createManualClock(Date.UTC(2025, 0, 15, 12, 0, 0) + 999);
+    const emu = await useEmulator({ clock, config: withKeys({ rate_limits: { endpoints: { 'images/generations': { rpm: 5, rpd: 50 } } } }) });
     const res = await generate(emu);
+    expect(res.headers.date).toBe('Wed, 15 Jan 2025 12:00:00 GMT');
     const date = Date.parse(res.headers.date ?? '') / 1000;
     expect(Number(res.headers['x-ratelimit-reset']) - date).toBe(60);
     expect(Number(res.headers['x-ratelimit-daily-reset']) - date).toBe(86_400);
