@@ -71,10 +71,18 @@ describe('field rules', () => {
     expect(result.ok ? null : result.errors).toEqual({ text: ['The text field must be at least 3 characters.'] });
   });
 
-  it('refuses an enum value outside the list', async () => {
+  it('refuses a time signature that is not an integer (\'4/4\') by its type, before its list', async () => {
     const body = jsonBody({ caption: 'jazz', model: 'AceStep_1_5_Turbo', duration: 30, inference_steps: 8, timesignature: '4/4' });
     const result = await validateRequest(post('/api/v2/audio/music'), body, models, strict);
     expect(result.ok ? null : result.errors).toEqual({ timesignature: ['The timesignature field must be an integer.'] });
+  });
+
+  it('refuses an integer time signature outside the list 2, 3, 4, 6', async () => {
+    const body = jsonBody({ caption: 'jazz', model: 'AceStep_1_5_Turbo', duration: 30, inference_steps: 8, timesignature: 5 });
+    const result = await validateRequest(post('/api/v2/audio/music'), body, models, strict);
+    expect(result.ok ? null : result.errors).toEqual({ timesignature: ['The selected timesignature is invalid.'] });
+    const listed = jsonBody({ caption: 'jazz', model: 'AceStep_1_5_Turbo', duration: 30, inference_steps: 8, timesignature: 6 });
+    expect((await validateRequest(post('/api/v2/audio/music'), listed, models, strict)).ok).toBe(true);
   });
 
   it('refuses music steps the turbo model pins', async () => {

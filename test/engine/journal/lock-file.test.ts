@@ -71,10 +71,13 @@ describe('journal lock', () => {
     expect(existsSync(path)).toBe(false);
   });
 
-  it('takes over a lock file that is not a lock (garbage)', () => {
+  it('takes over a lock file that is not a lock (garbage): ours is written, then removed on release', () => {
     const path = join(dir, 'journal.jsonl.lock');
     writeFileSync(path, 'not json');
-    acquireLock(path).release();
+    const lock = acquireLock(path);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ pid: process.pid, hostname: hostname() });
+    lock.release();
+    expect(existsSync(path)).toBe(false);
   });
 
   it('does not remove a lock another process took over after ours', () => {

@@ -55,19 +55,6 @@ describe('budget', () => {
     expect(run.outcome.counts).toMatchObject({ done: 2, pending: 3 });
   });
 
-  it('reserves the high end of estimated prices and stays under the cap', async () => {
-    const dir = await useWorkspace({ 'workflow.yaml': CHAIN, ...clips(4) });
-    const emulator = await useFastEmulator({ jobs: { duration_ms: 3000 } });
-    const probe = await runIn(dir, emulator, { quoted: true, maxCost: 1000 });
-    const total = probe.of('quoted')[0]!.total;
-    expect(total.high).toBeGreaterThan(total.exact);
-    const cap = (total.point + total.high) / 2;
-    const emulator2 = await useFastEmulator({ jobs: { duration_ms: 3000 } });
-    const run = await runIn(dir, emulator2, { quoted: true, maxCost: cap });
-    expect(run.outcome.spent).toBeLessThanOrEqual(cap);
-    expect(emulator2.jobs().reduce((sum, job) => sum + job.price, 0)).toBeLessThanOrEqual(cap + 1e-9);
-  });
-
   it('reports the quoted and the actual cost of every item and step', async () => {
     const dir = await useWorkspace({ 'workflow.yaml': CHAIN.replace(/ {2}speak:[\s\S]*/, ''), ...clips(2) });
     const emulator = await useFastEmulator({ jobs: { duration_ms: 2000 } });
@@ -228,6 +215,41 @@ describe('reservations', () => {
     // An exact price is held as quoted.
     const t0 = graph.step('transcribe').offset;
     expect(await pricer.reservation(t0, {})).toEqual({ amount: pricer.point[t0]!, how: 'its quoted price' });
+  });
+
+  it('hold the high end, not the point price, of a fitted price and of an estimate whose input cannot be measured: a cap between the two refuses the job', async () => {
+    // Nine clip lengths: some transcriptions are asked, the rest fitted on their line.
+    const lengths = [10, 20, 35, 50, 80, 130, 210, 340, 550];
+    const dir = await useWorkspace({ 'workflow.yaml': CHAIN, ...Object.fromEntries(lengths.map((s, i) => [`clips/c${i}.mp3`, makeMp3(s)])) });
+    const emulator = await useFastEmulator();
+    const client = clientFor(emulator);
+    const graph = await graphOf(dir);
+    const quote = await quoteWith(graph, client, emulator.clock)(() => {});
+    const pricer = new RunPricer(graph);
+    pricer.applyQuote(quote);
+    const heldOver = (id: number, held: { amount: number } | undefined) => {
+      const point = pricer.point[id]!;
+      const high = pricer.high[id]!;
+      expect(high).toBeGreaterThan(point);
+      expect(held!.amount).toBe(high);
+      // The guard refuses a job whose high end does not fit, though its point price would.
+      expect(new BudgetGuard((point + high) / 2).reserve(held!.amount)).toBe(false);
+    };
+    const transcribe = graph.step('transcribe');
+    const fitted = quote.steps.find((s) => s.id === 'transcribe')!.quoted_items.filter((i) => i.method === 'fitted' && (i.high ?? i.price!) > i.price!);
+    expect(fitted.length).toBeGreaterThan(0);
+    for (const item of fitted) {
+      const id = transcribe.offset + item.index;
+      const held = await pricer.reservation(id, {});
+      expect(held!.how).toBe('the high end of its fitted price');
+      heldOver(id, held);
+    }
+    const speak = graph.step('speak');
+    for (let k = 0; k < lengths.length; k++) {
+      const held = await pricer.reservation(speak.offset + k, { model: 'Kokoro' });
+      expect(held!.how).toBe('the high end of its estimate');
+      heldOver(speak.offset + k, held);
+    }
   });
 
   it('hold the highest price seen for a step when an unpriced job cannot be priced', () => {
