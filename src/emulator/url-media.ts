@@ -6,35 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 
-export type SourcePlatform = 'youtube' | 'twitter' | 'twitch' | 'kick' | 'tiktok' | 'x-spaces';
+import { parseHttpUrl } from '../service/index.js';
 
-const HOSTS: readonly (readonly [string, SourcePlatform])[] = [
-  ['youtube.com', 'youtube'],
-  ['youtu.be', 'youtube'],
-  ['x.com', 'twitter'],
-  ['twitter.com', 'twitter'],
-  ['twitch.tv', 'twitch'],
-  ['kick.com', 'kick'],
-  ['tiktok.com', 'tiktok'],
-];
-
-/** The parsed URL when `raw` is an absolute http(s) URL, else undefined. */
-export function parseHttpUrl(raw: string): URL | undefined {
-  if (!URL.canParse(raw)) return undefined;
-  const url = new URL(raw);
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0 ? url : undefined;
-}
-
-/** The platform hosting `raw`, or undefined when it is not one the service accepts. */
-export function detectPlatform(raw: string): SourcePlatform | undefined {
-  const url = parseHttpUrl(raw);
-  if (!url) return undefined;
-  const host = url.hostname.toLowerCase();
-  const match = HOSTS.find(([domain]) => host === domain || host.endsWith(`.${domain}`));
-  if (!match) return undefined;
-  if (match[1] === 'twitter' && /^\/i\/spaces\//.test(url.pathname)) return 'x-spaces';
-  return match[1];
-}
+export { detectPlatform, parseHttpUrl, type SourcePlatform } from '../service/index.js';
 
 /** The length in seconds the emulator assigns to the media at `raw`. */
 export function urlMediaSeconds(raw: string): number {

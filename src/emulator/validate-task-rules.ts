@@ -10,7 +10,8 @@ import { addError, MESSAGES } from './error-messages.js';
 import { featureFlag, limitNumber } from './model-limits.js';
 import { describeSource } from './request-source.js';
 import type { FieldErrors, ValidFile } from './types.js';
-import { detectPlatform, parseHttpUrl, type SourcePlatform } from './url-media.js';
+import { detectPlatform, parseHttpUrl } from './url-media.js';
+import { PLATFORMS_BY_FIELD } from '../service/index.js';
 
 /** What the rules see of a request: raw presence, coerced values and checked files. */
 export interface RuleInput {
@@ -23,15 +24,6 @@ export interface RuleInput {
   /** The model, when it exists and serves the task. */
   readonly model: ModelInfo | null;
 }
-
-const ALL_PLATFORMS: readonly SourcePlatform[] = ['youtube', 'twitter', 'twitch', 'kick', 'tiktok', 'x-spaces'];
-/** Video sources: X Spaces are audio-only, which video description and v1 vid2txt refuse. */
-const VIDEO_PLATFORMS: readonly SourcePlatform[] = ['youtube', 'twitter', 'twitch', 'kick', 'tiktok'];
-const PLATFORMS_BY_FIELD: Readonly<Record<string, readonly SourcePlatform[]>> = {
-  source_url: ALL_PLATFORMS,
-  video_url: VIDEO_PLATFORMS,
-  audio_url: ALL_PLATFORMS,
-};
 
 /** Inference types a model needs per source kind, for tasks that split them. */
 const SOURCE_TYPES: Readonly<Record<string, { url: readonly string[]; file: readonly string[] }>> = {

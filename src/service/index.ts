@@ -5,3 +5,4 @@ export * from './model-catalogue.js';
 export * from './rate-limit-headers.js';
 export * from './tasks.js';
 export type * from './types.js';
+export * from './media-platforms.js';

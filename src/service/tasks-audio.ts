@@ -20,7 +20,7 @@ export const AUDIO_TASKS = [
         accepts: ['text', 'json'],
       },
       model(),
-      { name: 'lang', type: 'string', required: true, maxLength: 32, description: 'Language.', modelDefault: 'lang' },
+      { name: 'lang', type: 'string', required: true, maxLength: 32, description: 'Language.', modelDefault: 'lang', modelList: 'languages' },
       {
         name: 'speed',
         type: 'number',
@@ -58,7 +58,7 @@ export const AUDIO_TASKS = [
         default: 'custom_voice',
         description: 'custom_voice needs voice; voice_clone needs ref_audio; voice_design needs instruct.',
       },
-      { name: 'voice', type: 'string', description: 'Voice slug (custom_voice).', modelDefault: 'voice' },
+      { name: 'voice', type: 'string', description: 'Voice slug (custom_voice).', modelDefault: 'voice', modelList: 'voices' },
       { name: 'ref_audio', type: 'file', file: REF_AUDIO_FILE, description: 'Reference voice, 3-10 s (voice_clone).', accepts: ['audio'] },
       { name: 'ref_text', type: 'string', description: 'Transcript of ref_audio.', accepts: ['text'] },
       { name: 'instruct', type: 'string', description: 'Voice description (voice_design) or style.', accepts: ['text'] },

@@ -105,6 +105,11 @@ export interface FieldSpec {
   readonly modelDefault?: string;
   /** The `info.limits` keys that bound it for the chosen model. */
   readonly limits?: ModelLimitKeys;
+  /**
+   * The model list item's own enumeration the value must be in, when the model publishes it:
+   * `languages` (the slugs of its `languages`), `voices` (the slugs of their voices; TTS).
+   */
+  readonly modelList?: 'languages' | 'voices';
   /** Result kinds of an upstream step this field accepts (file fields: media; text fields: text/json). */
   readonly accepts?: readonly ResultKind[];
 }

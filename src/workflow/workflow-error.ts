@@ -55,6 +55,15 @@ export interface WorkflowLocation {
 export interface WorkflowProblemJson extends WorkflowLocation {
   readonly message: string;
   readonly code: string;
+  /** The item the problem is about, for a problem of one item of a fan-out (`--keep-going` skips it). */
+  readonly item?: ProblemItem;
+}
+
+/** The item of a fanned-out step a problem belongs to: the rest of the workflow is fine without it. */
+export interface ProblemItem {
+  readonly step: string;
+  /** Item index, from 0. */
+  readonly index: number;
 }
 
 /**
@@ -66,15 +75,19 @@ export class WorkflowError extends DeflowError {
   override name = 'WorkflowError';
   readonly location: WorkflowLocation;
   readonly reason: string;
+  /** Set when the problem is one item's (its input file, a value read from it). */
+  readonly item: ProblemItem | undefined;
 
-  constructor(code: WorkflowCode, location: WorkflowLocation, reason: string, options: { cause?: unknown } = {}) {
-    super(code, formatProblem(location, reason), { ...options, details: { ...location } });
+  constructor(code: WorkflowCode, location: WorkflowLocation, reason: string, options: { cause?: unknown; item?: ProblemItem | undefined } = {}) {
+    const { item, ...rest } = options;
+    super(code, formatProblem(location, reason), { ...rest, details: { ...location, ...(item === undefined ? {} : { item }) } });
     this.location = location;
     this.reason = reason;
+    this.item = item;
   }
 
   toJSON(): WorkflowProblemJson {
-    return { ...this.location, message: this.reason, code: this.code };
+    return { ...this.location, message: this.reason, code: this.code, ...(this.item === undefined ? {} : { item: this.item }) };
   }
 }
 

@@ -29,6 +29,9 @@ steps:
     'bad.yaml': 'version: 1\nsteps:\n  speak:\n    task: audio.speech\n    with:\n      text: Hello there\n      model: Kokoro\n      voice: 5\n',
     'many,bad:%.yaml': `version: 1\nsteps:\n  s:\n    task: audio.speech\n    with:\n      text: Hello there\n      model: Kokoro\n${Array.from({ length: 12 }, (_, i) => `      "x${i}%": 1\n`).join('')}`,
     'in.yaml': 'voice: am_adam\n',
+    // 105 scans, every one of them not an image: each is named on its own line, up to 100.
+    'scans.yaml': 'version: 1\nsteps:\n  read:\n    task: image.ocr\n    for_each: { glob: "scans/*.png" }\n    with: { image: "${{ item.path }}", model: Nanonets_Ocr_S_F16 }\n',
+    ...Object.fromEntries(Array.from({ length: 105 }, (_, i) => [`scans/s${String(i).padStart(3, '0')}.png`, 'not an image'])),
   });
 });
 afterAll(async () => {
@@ -137,5 +140,19 @@ describe('deflow validate', () => {
     await rm(join(dir, '.deflow', 'models.json'));
     const offline = await validate(['--offline']);
     expect([offline.exit, offline.stderr]).toEqual([2, 'embed.yaml:5:31: steps.e.with.model: unknown model "Only" in the built-in catalogue; models for text.embed: Bge_M3_FP16\n']);
+  });
+
+  it('names every bad item on its own line, up to 100 lines, then counts the rest', async () => {
+    const { code, stderr } = await run(['validate', 'scans.yaml', '--offline']);
+    expect(code).toBe(2);
+    const printed = stderr.trim().split('\n');
+    expect(printed).toHaveLength(101);
+    expect(printed[0]).toBe('scans.yaml:6:20: steps.read.with.image: scans/s000.png: expected jpg, jpeg, png, gif, bmp, webp, got content of an unrecognised format (item 0)');
+    expect(printed[99]).toBe('scans.yaml:6:20: steps.read.with.image: scans/s099.png: expected jpg, jpeg, png, gif, bmp, webp, got content of an unrecognised format (item 99)');
+    expect(printed[100]).toBe('... and 5 more problems (105 in all; --json lists every one)');
+    const json = await run(['validate', 'scans.yaml', '--offline', '--json']);
+    const errors = JSON.parse(json.stdout).errors as { item?: { step: string; index: number } }[];
+    expect(errors).toHaveLength(105);
+    expect(errors[104]?.item).toEqual({ step: 'read', index: 104 });
   });
 });

@@ -58,7 +58,7 @@ export function checkFieldValue(field: FieldSpec, value: unknown): string | unde
  */
 export function checkModelLimits(field: FieldSpec, value: unknown, model: ModelInfo): string | undefined {
   const keys = field.limits;
-  if (!keys) return undefined;
+  if (!keys) return checkModelList(field, value, model);
   const limits = model.info.limits;
   const model_ = `model ${model.slug}`;
   const measured = typeof value === 'number' ? value : typeof value === 'string' && field.type === 'string' ? value.length : Array.isArray(value) ? value.length : undefined;
@@ -73,5 +73,22 @@ export function checkModelLimits(field: FieldSpec, value: unknown, model: ModelI
   if (Array.isArray(allowed) && (typeof value === 'string' || typeof value === 'number') && !allowed.includes(value)) {
     return `expected one of ${allowed.map(showValue).join(', ')} for ${model_} (info.limits.${keys.oneOf}), got ${showValue(value)}`;
   }
-  return undefined;
+  return checkModelList(field, value, model);
+}
+
+/**
+ * Why a value is not among the languages or voices the chosen model's list item publishes
+ * (`languages[].slug`, `languages[].voices[].slug`), or undefined (also when it publishes none).
+ */
+export function checkModelList(field: FieldSpec, value: unknown, model: ModelInfo): string | undefined {
+  if (field.modelList === undefined || typeof value !== 'string' || !Array.isArray(model.languages) || model.languages.length === 0) return undefined;
+  const languages = model.languages.filter((l) => typeof l?.slug === 'string');
+  const allowed =
+    field.modelList === 'languages'
+      ? languages.map((l) => l.slug)
+      : [...new Set(languages.flatMap((l) => (Array.isArray(l.voices) ? l.voices.flatMap((v: { slug?: unknown }) => (typeof v?.slug === 'string' ? [v.slug] : [])) : [])))];
+  if (allowed.length === 0 || allowed.includes(value)) return undefined;
+  const shown = allowed.length > 12 ? `${allowed.slice(0, 12).map(showValue).join(', ')}, … (${allowed.length} in all)` : allowed.map(showValue).join(', ');
+  const where = field.modelList === 'languages' ? 'languages[].slug' : 'languages[].voices[].slug';
+  return `expected one of ${shown} for model ${model.slug} (${where}), got ${showValue(value)}`;
 }

@@ -1,6 +1,6 @@
 import type { StepDef } from '../types.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
-import { ItemProblems, itemLabel } from './item-problems.js';
+import { ItemProblems, itemLabel, problemItem } from './item-problems.js';
 import type { RuleContext, Rule } from './rule-context.js';
 import { knownFieldValues } from './static-field-values.js';
 
@@ -38,9 +38,11 @@ export const fieldCombinations: Rule = {
         for (let k = 0; k < count; k++) {
           const states = presences.map((p) => ({ name: p.name, state: p.perItem?.[k] ?? p.shared ?? 'maybe' }));
           const yes = states.filter((s) => s.state === 'yes').map((s) => s.name);
-          const label = count > 1 && items ? itemLabel(k, items.at(k).value) : '';
-          if (yes.length > 1) problems.add('many', () => new WorkflowError(WORKFLOW_CODES.required, at, `${expected}, got ${yes.join(' and ')}${label}`));
-          else if (states.every((s) => s.state === 'no')) problems.add('none', () => new WorkflowError(WORKFLOW_CODES.required, at, `${expected}, got none (each is null)${label}`));
+          const perItem = count > 1 && items !== undefined;
+          const label = perItem ? itemLabel(k, items.at(k).value) : '';
+          const item = problemItem(step.id, perItem ? k : undefined);
+          if (yes.length > 1) problems.add('many', () => new WorkflowError(WORKFLOW_CODES.required, at, `${expected}, got ${yes.join(' and ')}${label}`, item));
+          else if (states.every((s) => s.state === 'no')) problems.add('none', () => new WorkflowError(WORKFLOW_CODES.required, at, `${expected}, got none (each is null)${label}`, item));
         }
       }
       for (const field of spec.fields) {

@@ -10,6 +10,7 @@ import { requiredFields } from './required-fields.js';
 import { resultKindsFit } from './result-kinds-fit.js';
 import type { Rule } from './rule-context.js';
 import { savePathsInside } from './save-paths-inside.js';
+import { sourceLinks } from './source-links.js';
 import { stepsExist } from './steps-exist.js';
 import { tasksExist } from './tasks-exist.js';
 import { withinModelLimits } from './within-model-limits.js';
@@ -30,6 +31,7 @@ export const RULES: readonly Rule[] = [
   resultKindsFit,
   modelServesTask,
   withinModelLimits,
+  sourceLinks,
   savePathsInside,
   inputFiles,
 ];

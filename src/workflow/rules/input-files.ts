@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { FieldSpec } from '../../service/index.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
-import { ItemProblems, itemLabel } from './item-problems.js';
+import { ItemProblems, itemLabel, problemItem } from './item-problems.js';
 import type { Rule } from './rule-context.js';
 import { FileSniffer } from './sniff-file.js';
 import { knownFieldValues } from './static-field-values.js';
@@ -11,6 +11,9 @@ interface FileCheck {
   readonly field: FieldSpec;
   readonly at: WorkflowError['location'];
   readonly label: string;
+  readonly step: string;
+  /** The items whose value is this path (several items may name one file). */
+  readonly items: number[];
 }
 
 /**
@@ -24,7 +27,7 @@ export const inputFiles: Rule = {
     const { workflow, report } = context;
     const problems = new ItemProblems();
     const checks: FileCheck[] = [];
-    const queued = new Set<string>();
+    const queued = new Map<string, FileCheck>();
     for (const step of workflow.steps) {
       if (!step.spec) continue;
       for (const field of step.spec.fields) {
@@ -41,13 +44,18 @@ export const inputFiles: Rule = {
             if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
               const urlField = step.spec.fields.find((f) => f.url && !f.https)?.name;
               const hint = urlField ? `; ${step.spec.id} takes URLs in ${urlField}` : '';
-              problems.add(`${step.id} ${field.name} url`, () => new WorkflowError(WORKFLOW_CODES.inputFile, at, `expected a file path, got a URL${hint}${label}`));
+              problems.add(`${step.id} ${field.name} url`, () => new WorkflowError(WORKFLOW_CODES.inputFile, at, `expected a file path, got a URL${hint}${label}`, problemItem(step.id, known.k)));
               continue;
             }
             const key = `${step.id}\0${field.name}\0${path}`;
-            if (queued.has(key)) continue;
-            queued.add(key);
-            checks.push({ path, field, at, label });
+            const queuedCheck = queued.get(key);
+            if (queuedCheck !== undefined) {
+              if (known.k !== undefined) queuedCheck.items.push(known.k);
+              continue;
+            }
+            const check: FileCheck = { path, field, at, label, step: step.id, items: known.k === undefined ? [] : [known.k] };
+            queued.set(key, check);
+            checks.push(check);
           }
         }
       }
@@ -55,7 +63,14 @@ export const inputFiles: Rule = {
     const sniffer = new FileSniffer();
     for (const [index, check] of checks.entries()) {
       const problem = await sniffer.problem(resolve(workflow.dir, check.path), check.field.file!);
-      if (problem !== undefined) problems.add(`${check.at.path} ${problem.split(',')[0]}`, () => new WorkflowError(WORKFLOW_CODES.inputFile, check.at, `${check.path}: ${problem}${check.label}`));
+      if (problem !== undefined) {
+        const reason = `${check.path}: ${problem}`;
+        if (check.items.length === 0) problems.add(`${check.at.path} ${reason}`, () => new WorkflowError(WORKFLOW_CODES.inputFile, check.at, `${reason}${check.label}`));
+        // Every item that names the file is left out with it (`--keep-going`), each with its own line.
+        for (const [n, k] of check.items.entries()) {
+          problems.add(`${check.at.path} ${reason} ${k}`, () => new WorkflowError(WORKFLOW_CODES.inputFile, check.at, `${reason}${n === 0 ? check.label : ` (item ${k})`}`, problemItem(check.step, k)));
+        }
+      }
       // Let signals and timers run during a long check.
       if (index % 1000 === 999) await new Promise((done) => setImmediate(done));
     }

@@ -1,33 +1,44 @@
-import { WorkflowError } from '../workflow-error.js';
+import type { WorkflowError } from '../workflow-error.js';
 
 /**
- * Collects per-item problems so that a fan-out of 100,000 bad items prints one line per
- * field and kind of problem (the first item, then "and N more items"), not 100,000.
+ * Collects the problems of a rule over many items. A problem of one item (it carries
+ * `item`) is kept for every item, each with its own location and reason, so `deflow
+ * validate` names every bad file and `--keep-going` knows which items to leave out. A
+ * problem that is not an item's is kept once per `key`.
  */
 export class ItemProblems {
-  readonly #first = new Map<string, { error: WorkflowError; more: number }>();
+  readonly #problems: WorkflowError[] = [];
+  readonly #seen = new Set<string>();
 
   /**
-   * Records a problem; `key` groups problems that are the same mistake on different items.
-   * Pass a function to build the error only for the first of its group (errors capture a
-   * stack, which is costly 100,000 times over).
+   * Records a problem; `key` groups repeats of a problem that is not an item's. Pass a
+   * function to build the error only when it is kept.
    */
   add(key: string, error: WorkflowError | (() => WorkflowError)): void {
-    const seen = this.#first.get(key);
-    if (seen) seen.more++;
-    else this.#first.set(key, { error: typeof error === 'function' ? error() : error, more: 0 });
+    const built = typeof error === 'function' ? withoutStack(error) : error;
+    if (built.item === undefined) {
+      if (this.#seen.has(key)) return;
+      this.#seen.add(key);
+    }
+    this.#problems.push(built);
   }
 
-  /** The first problem of each group, with how many more items had it. */
+  /** Reports every problem kept. */
   flush(report: (error: WorkflowError) => void): void {
-    for (const { error, more } of this.#first.values()) {
-      if (more === 0) report(error);
-      else {
-        const suffix = ` (and ${more} more item${more === 1 ? '' : 's'})`;
-        report(new WorkflowError(error.code as ConstructorParameters<typeof WorkflowError>[0], error.location, `${error.reason}${suffix}`));
-      }
-    }
-    this.#first.clear();
+    for (const problem of this.#problems) report(problem);
+    this.#problems.length = 0;
+    this.#seen.clear();
+  }
+}
+
+/** Builds an error without capturing a stack: 100,000 bad items must not cost 100,000 stack walks. */
+function withoutStack(build: () => WorkflowError): WorkflowError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return build();
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 
@@ -36,4 +47,9 @@ export function itemLabel(k: number | undefined, value: unknown): string {
   if (k === undefined) return '';
   const shown = typeof value === 'string' ? JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value) : '';
   return ` (item ${k}${shown ? `: ${shown}` : ''})`;
+}
+
+/** The `item` option of a problem about item `k` of `step`, or nothing when it is not per item. */
+export function problemItem(step: string, k: number | undefined): { item?: { step: string; index: number } } {
+  return k === undefined ? {} : { item: { step, index: k } };
 }

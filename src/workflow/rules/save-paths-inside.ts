@@ -3,7 +3,7 @@ import { contextsOf, staticValue } from '../expressions/static-value.js';
 import { savePathProblem } from '../render/resolve-save-path.js';
 import type { ContextName, Template } from '../types.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
-import { ItemProblems, itemLabel } from './item-problems.js';
+import { ItemProblems, itemLabel, problemItem } from './item-problems.js';
 import type { Rule } from './rule-context.js';
 
 const KNOWN_NOW = new Set<ContextName>(['inputs', 'item']);
@@ -43,9 +43,9 @@ export const savePathsInside: Rule = {
         const path = String(rendered.value ?? '');
         const label = itemLabel(item ? k : undefined, item?.value);
         const problem = savePathProblem(path);
-        if (problem) problems.add('unsafe', () => new WorkflowError(WORKFLOW_CODES.savePath, at, `${problem}: ${JSON.stringify(path)}${label}`));
+        if (problem) problems.add(`unsafe ${path}`, () => new WorkflowError(WORKFLOW_CODES.savePath, at, `${problem}: ${JSON.stringify(path)}${label}`, problemItem(step.id, item ? k : undefined)));
         const first = seen.get(path);
-        if (first !== undefined) problems.add('duplicate', () => new WorkflowError(WORKFLOW_CODES.savePath, at, `items ${first} and ${k} would both be saved to ${JSON.stringify(path)}`));
+        if (first !== undefined) problems.add(`duplicate ${path}`, () => new WorkflowError(WORKFLOW_CODES.savePath, at, `items ${first} and ${k} would both be saved to ${JSON.stringify(path)}`));
         else seen.set(path, k);
       }
       problems.flush(report);

@@ -1,6 +1,6 @@
 import { checkFieldValue, checkModelLimits, coerceFieldValue } from '../render/check-field-value.js';
-import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
-import { ItemProblems, itemLabel } from './item-problems.js';
+import { WORKFLOW_CODES, type WorkflowCode, WorkflowError } from '../workflow-error.js';
+import { ItemProblems, itemLabel, problemItem } from './item-problems.js';
 import type { Rule } from './rule-context.js';
 import { knownFieldValues } from './static-field-values.js';
 import { stepModels } from './step-models.js';
@@ -26,19 +26,20 @@ export const withinModelLimits: Rule = {
         if (!value || field.name === spec.modelField) continue;
         for (const known of knownFieldValues(context, step, field.name)) {
           if (known.value.kind === 'error') {
-            problems.add(`${field.name} eval`, known.value.error);
+            const failed = known.value.error;
+            problems.add(`${field.name} eval`, known.k === undefined ? failed : () => new WorkflowError(failed.code as WorkflowCode, failed.location, failed.reason, problemItem(step.id, known.k)));
             continue;
           }
           if (known.value.kind !== 'value' || known.value.value === null) continue;
           const coerced = coerceFieldValue(field, known.value.value);
           const own = checkFieldValue(field, coerced);
           // A literal's own type and range are the schema's to report; the model's limits are checked only on a value that fits the field.
-          if (own !== undefined && value.kind === 'literal') continue;
+          if ((own !== undefined || coerced !== known.value.value) && value.kind === 'literal') continue;
           const reason = own ?? (model ? checkModelLimits(field, coerced, model) : undefined);
           if (reason === undefined) continue;
           const from = value.kind === 'literal' ? '' : ' (from an expression)';
           const at = workflow.locator.at(value.path);
-          problems.add(`${field.name} ${own ? 'own' : 'limit'}`, () => new WorkflowError(WORKFLOW_CODES.limit, at, `${reason}${from}${itemLabel(known.k, known.item?.value)}`));
+          problems.add(`${field.name} ${own ? 'own' : 'limit'}`, () => new WorkflowError(WORKFLOW_CODES.limit, at, `${reason}${from}${itemLabel(known.k, known.item?.value)}`, problemItem(step.id, known.k)));
         }
       }
       problems.flush(report);

@@ -121,7 +121,7 @@ export function sortProblems(problems: readonly WorkflowError[]): WorkflowError[
   return unique.sort((a, b) => {
     const x = a.location;
     const y = b.location;
-    return compare(x.file, y.file) || x.line - y.line || x.col - y.col || compare(a.message, b.message) || compare(a.code, b.code);
+    return compare(x.file, y.file) || x.line - y.line || x.col - y.col || (a.item?.index ?? -1) - (b.item?.index ?? -1) || compare(a.message, b.message) || compare(a.code, b.code);
   });
 }
 

@@ -27,7 +27,8 @@ describe('fieldCombinations', () => {
     const bad = describeStep('    for_each: { items: [{ url: "https://youtu.be/a", file: a.mp4 }, { name: x }, { name: y }] }\n', withs);
     expect((await runRule(tempDir, fieldCombinations, bad)).errors).toEqual([
       'wf.yaml:6:5: steps.d.with: expected exactly one of video_url, video_file, got video_url and video_file (item 0)',
-      'wf.yaml:6:5: steps.d.with: expected exactly one of video_url, video_file, got none (each is null) (item 1) (and 1 more item)',
+      'wf.yaml:6:5: steps.d.with: expected exactly one of video_url, video_file, got none (each is null) (item 1)',
+      'wf.yaml:6:5: steps.d.with: expected exactly one of video_url, video_file, got none (each is null) (item 2)',
     ]);
   });
 

@@ -44,10 +44,11 @@ describe('inputFiles', () => {
     expect(errors).toEqual(['wf.yaml:5:26: steps.t.with.source_file: big.mp3: expected at most 20971520 bytes, got 20971521 bytes']);
   });
 
-  it('checks every item and groups the same problem', async () => {
+  it('checks every item and names each bad file on its own line', async () => {
     const files = { 'scans/a.png': png, 'scans/b.png': 'x', 'scans/c.png': 'y', 'scans/d.png': png };
     expect((await runRule(tempDir, inputFiles, ocr('"${{ item.path }}"', '    for_each: { glob: "scans/*.png" }\n'), { files })).errors).toEqual([
-      'wf.yaml:6:20: steps.r.with.image: scans/b.png: expected jpg, jpeg, png, gif, bmp, webp, got content of an unrecognised format (item 1) (and 1 more item)',
+      'wf.yaml:6:20: steps.r.with.image: scans/b.png: expected jpg, jpeg, png, gif, bmp, webp, got content of an unrecognised format (item 1)',
+      'wf.yaml:6:20: steps.r.with.image: scans/c.png: expected jpg, jpeg, png, gif, bmp, webp, got content of an unrecognised format (item 2)',
     ]);
   });
 

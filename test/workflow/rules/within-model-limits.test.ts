@@ -24,10 +24,11 @@ describe('withinModelLimits', () => {
     ]);
   });
 
-  it('checks a value from each item and groups repeats', async () => {
+  it('checks a value from each item and names every item that is out of bounds', async () => {
     const yaml = `version: 1\nsteps:\n  s:\n    task: audio.speech\n    for_each: { items: ["Hello there", "Hi", "Yo"] }\n    with: { text: "\${{ item.value }}", model: Kokoro }\n`;
     expect((await runRule(tempDir, withinModelLimits, yaml)).errors).toEqual([
-      'wf.yaml:6:19: steps.s.with.text: expected at least 3 characters for model Kokoro (info.limits.min_text), got 2 (from an expression) (item 1: "Hi") (and 1 more item)',
+      'wf.yaml:6:19: steps.s.with.text: expected at least 3 characters for model Kokoro (info.limits.min_text), got 2 (from an expression) (item 1: "Hi")',
+      'wf.yaml:6:19: steps.s.with.text: expected at least 3 characters for model Kokoro (info.limits.min_text), got 2 (from an expression) (item 2: "Yo")',
     ]);
   });
 
@@ -46,6 +47,28 @@ describe('withinModelLimits', () => {
   it('reports an expression that fails to evaluate with the inputs given', async () => {
     expect((await runRule(tempDir, withinModelLimits, image(`width: "\${{ fromJSON('nope') }}"`))).errors).toEqual([
       'wf.yaml:5:61: steps.g.with.width: cannot evaluate "fromJSON(\'nope\')": Error parsing JSON when evaluating fromJson',
+    ]);
+  });
+});
+
+describe('withinModelLimits: the languages and voices a TTS model lists', () => {
+  const speech = (withs: string, forEach = '') => `version: 1\nsteps:\n  s:\n    task: audio.speech\n${forEach}    with: { text: "Hello there", model: Kokoro, ${withs} }\n`;
+
+  it('accepts a language and a voice the model lists', async () => {
+    expect((await runRule(tempDir, withinModelLimits, speech('lang: en-gb, voice: bf_emma'))).errors).toEqual([]);
+  });
+
+  it('refuses a voice and a language the model does not list, before anything is sent', async () => {
+    expect((await runRule(tempDir, withinModelLimits, speech('lang: de, voice: af_nicole'))).errors).toEqual([
+      'wf.yaml:5:55: steps.s.with.lang: expected one of "en-us", "en-gb", "es", "fr-fr", "hi", "it", "pt-br" for model Kokoro (languages[].slug), got "de"',
+      'wf.yaml:5:66: steps.s.with.voice: expected one of "af_bella", "af_sky", "af_heart", "am_adam", "am_michael", "bf_emma", "bm_george" for model Kokoro (languages[].voices[].slug), got "af_nicole"',
+    ]);
+  });
+
+  it('checks a voice read from each item', async () => {
+    const yaml = speech('voice: "${{ item.value }}"', '    for_each: { items: [af_sky, zz_nobody] }\n');
+    expect((await runRule(tempDir, withinModelLimits, yaml)).errors).toEqual([
+      'wf.yaml:6:56: steps.s.with.voice: expected one of "af_bella", "af_sky", "af_heart", "am_adam", "am_michael", "bf_emma", "bm_george" for model Kokoro (languages[].voices[].slug), got "zz_nobody" (from an expression) (item 1: "zz_nobody")',
     ]);
   });
 });
