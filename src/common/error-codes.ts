@@ -76,6 +76,7 @@ export const ERROR_EXIT_CODES = {
   E_JOB_UNKNOWN: EXIT.failed,
   E_POLL_DEADLINE: EXIT.failed,
   E_RESULT_JSON: EXIT.failed,
+  E_RESULT_LOST: EXIT.failed,
   E_RESULT_MISSING: EXIT.failed,
   E_RESULT_NOT_DOWNLOADED: EXIT.failed,
   E_SAVE_NOTHING: EXIT.failed,

@@ -101,7 +101,20 @@ export type RunEvent =
       readonly startedAt: number;
     }
   | { readonly type: 'item-retry'; readonly ts: number; readonly node: NodeRef; readonly attempt: number; readonly error: EventError }
-  | { readonly type: 'item-failed'; readonly ts: number; readonly node: NodeRef; readonly requestId: string | null; readonly error: EventError; readonly startedAt: number | null }
+  | {
+      readonly type: 'item-failed';
+      readonly ts: number;
+      readonly node: NodeRef;
+      readonly requestId: string | null;
+      readonly error: EventError;
+      readonly startedAt: number | null;
+      /**
+       * Paid, not saved: the job is done and paid for (USD `cost`, charged in an earlier
+       * session when `earlier`), but its result could not be fetched or written. A re-run
+       * fetches it again; it is never submitted again.
+       */
+      readonly unsaved?: { readonly cost: number; readonly earlier?: boolean };
+    }
   | { readonly type: 'item-skipped'; readonly ts: number; readonly node: NodeRef; readonly reason: string }
   /** A submission whose outcome cannot be known (intent journalled, no request_id): never resubmitted silently. */
   | { readonly type: 'item-unknown'; readonly ts: number; readonly node: NodeRef; readonly reason: string }
@@ -119,6 +132,8 @@ export type RunEvent =
         readonly done: number;
         readonly cached: number;
         readonly failed: number;
+        /** Failed items paid for, their result not saved (part of `failed`). */
+        readonly unsaved?: number;
         readonly skipped: number;
         readonly unknown: number;
         readonly pending: number;

@@ -9,9 +9,11 @@ import type { RunStatus } from '../engine/index.js';
 /**
  * An item's final state. `done` includes items served from the cache (`cached: true`);
  * `running` means submitted (a `request_id` may be known) but not finished when the report
- * was written; `pending` means never started.
+ * was written; `pending` means never started; `unsaved` means paid, not saved (the job is
+ * done and paid for, its result could not be fetched or written: a re-run fetches it again,
+ * never pays again), counted among the failed items.
  */
-export type ItemStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped' | 'unknown';
+export type ItemStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped' | 'unknown' | 'unsaved';
 
 /** `incomplete`: the report was written without a `run-finished` event (deflow crashed or was killed). */
 export type ReportRunStatus = RunStatus | 'running' | 'incomplete';
@@ -54,7 +56,13 @@ export interface ReportCounts {
   /** Includes `cached`. `items = done + failed + skipped + unknown + pending`. */
   readonly done: number;
   readonly cached: number;
+  /** Includes `unsaved`. */
   readonly failed: number;
+  /**
+   * Paid, not saved: the job is done and paid for, its result could not be fetched or written.
+   * A re-run fetches it again and never pays again.
+   */
+  readonly unsaved: number;
   readonly skipped: number;
   readonly unknown: number;
   /** Not finished: never started or still running. */

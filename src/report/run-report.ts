@@ -78,8 +78,9 @@ export class RunReportBuilder implements RunReportSource {
         return;
       case 'item-failed': {
         const { step, index } = this.locate(event.node);
-        this.settle(step, index, STATUS.failed, event.ts, event.startedAt);
+        this.settle(step, index, event.unsaved === undefined ? STATUS.failed : STATUS.unsaved, event.ts, event.startedAt);
         if (event.requestId !== null) step.requestIds[index] = event.requestId;
+        if (event.unsaved !== undefined) step.actual[index] = event.unsaved.cost;
         step.errors.set(index, event.error);
         return;
       }
@@ -286,9 +287,9 @@ function summarizeStep(step: StepRecord): ReportStepSummary {
 }
 
 function sumTotals(steps: readonly ReportStepSummary[]): ReportTotals {
-  const totals = { items: 0, done: 0, cached: 0, failed: 0, skipped: 0, unknown: 0, pending: 0, cost_quoted: 0, cost_actual: 0 };
+  const totals = { items: 0, done: 0, cached: 0, failed: 0, unsaved: 0, skipped: 0, unknown: 0, pending: 0, cost_quoted: 0, cost_actual: 0 };
   for (const step of steps) {
-    for (const key of ['items', 'done', 'cached', 'failed', 'skipped', 'unknown', 'pending'] as const) {
+    for (const key of ['items', 'done', 'cached', 'failed', 'unsaved', 'skipped', 'unknown', 'pending'] as const) {
       totals[key] += step.counts[key];
     }
     totals.cost_quoted += Math.round(step.cost_quoted * 1e6);

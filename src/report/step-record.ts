@@ -1,8 +1,8 @@
 import type { EventError } from '../engine/index.js';
 import type { ItemStatus, ReportCounts, ReportError, ReportItem } from './run-report-types.js';
 
-const STATUSES: readonly ItemStatus[] = ['pending', 'running', 'done', 'failed', 'skipped', 'unknown'];
-export const STATUS = { pending: 0, running: 1, done: 2, failed: 3, skipped: 4, unknown: 5 } as const;
+const STATUSES: readonly ItemStatus[] = ['pending', 'running', 'done', 'failed', 'skipped', 'unknown', 'unsaved'];
+export const STATUS = { pending: 0, running: 1, done: 2, failed: 3, skipped: 4, unknown: 5, unsaved: 6 } as const;
 export type StatusCode = (typeof STATUS)[keyof typeof STATUS];
 
 /**
@@ -25,7 +25,7 @@ export class StepRecord {
   readonly errors = new Map<number, EventError>();
   readonly skipReasons = new Map<number, string>();
   /** Items per status code, kept in step with `status`. */
-  readonly counts = [0, 0, 0, 0, 0, 0];
+  readonly counts = [0, 0, 0, 0, 0, 0, 0];
   cachedCount = 0;
 
   constructor(
@@ -81,7 +81,8 @@ export class StepRecord {
       items: this.size,
       done: c[STATUS.done]!,
       cached: this.cachedCount,
-      failed: c[STATUS.failed]!,
+      failed: c[STATUS.failed]! + c[STATUS.unsaved]!,
+      unsaved: c[STATUS.unsaved]!,
       skipped: c[STATUS.skipped]!,
       unknown: c[STATUS.unknown]!,
       pending: c[STATUS.pending]! + c[STATUS.running]!,

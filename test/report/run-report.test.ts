@@ -43,6 +43,7 @@ describe('RunReportBuilder', () => {
       done: 3,
       cached: 1,
       failed: 1,
+      unsaved: 0,
       skipped: 1,
       unknown: 1,
       pending: 0,
@@ -60,9 +61,9 @@ describe('RunReportBuilder', () => {
       cost_actual: 0.0625,
       started_at: '2026-01-02T03:04:05.020Z',
       finished_at: '2026-01-02T03:04:06.200Z',
-      counts: { items: 3, done: 2, cached: 1, failed: 1, skipped: 0, unknown: 0, pending: 0 },
+      counts: { items: 3, done: 2, cached: 1, failed: 1, unsaved: 0, skipped: 0, unknown: 0, pending: 0 },
     });
-    expect(speak?.counts).toEqual({ items: 3, done: 1, cached: 0, failed: 0, skipped: 1, unknown: 1, pending: 0 });
+    expect(speak?.counts).toEqual({ items: 3, done: 1, cached: 0, failed: 0, unsaved: 0, skipped: 1, unknown: 1, pending: 0 });
     expect(transcribe?.items.map((i) => i.index)).toEqual([0, 1, 2]);
   });
 

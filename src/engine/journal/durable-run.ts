@@ -23,7 +23,7 @@ import { acquireLock, type LockFile } from './lock-file.js';
 import { writeFileAtomic } from '../../common/index.js';
 import { readJournal, replayRunState } from './journal-replay.js';
 import { canonicalJson } from '../../common/index.js';
-import { planResume, type ResumePlan, type ResumeSeed, type UnknownNode } from './resume-plan.js';
+import { type PaidNode, paidSeed, planResume, type ResumePlan, type ResumeSeed, type UnknownNode } from './resume-plan.js';
 import { attributeSpend, chargedJobs, finishInvocation, startInvocation } from './invocations.js';
 import type { EarlierInvocation } from '../events.js';
 import { createRunDir, listRuns, newRunId, RESUMABLE_STATUSES, readRunMeta, type RunMetaStatus, type RunSummary, runPaths, writeRunMeta } from './state-dir.js';
@@ -111,17 +111,21 @@ export async function openDurableRunWith(options: OpenDurableRunInternals): Prom
   return createRun(options, ids, newRunId(options.clock), digest, carried(options, previous, latest.runId));
 }
 
-/** Unknown items a new run takes over from an earlier one, and which run that was. */
+/**
+ * Unknown items a new run takes over from an earlier one, paid items whose result it still
+ * has to fetch (never to buy again), and which run that was.
+ */
 interface Carried {
   readonly unknowns: readonly UnknownNode[];
+  readonly paid: readonly PaidNode[];
   readonly from: string | null;
 }
 
-const NOTHING_CARRIED: Carried = { unknowns: [], from: null };
+const NOTHING_CARRIED: Carried = { unknowns: [], paid: [], from: null };
 
 function carried(options: OpenDurableRunOptions, previous: ResumePlan | undefined, from: string): Carried {
-  if (previous === undefined || options.resubmitUnknown) return NOTHING_CARRIED;
-  return { unknowns: previous.unknowns, from };
+  if (previous === undefined) return NOTHING_CARRIED;
+  return { unknowns: options.resubmitUnknown ? [] : previous.unknowns, paid: previous.paid, from };
 }
 
 /** What a new run named `runId` takes over: the unknowns of the latest other run of the workflow. */
@@ -152,6 +156,11 @@ async function createRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
       entries.push({ t: 'unknown', node: node.node, reason });
       seeds.push({ state: 'unknown', step: node.step, k: node.k, reason });
     }
+    for (const node of carry.paid) {
+      entries.push({ t: 'paid', node: node.node, request_id: node.requestId, result_url: node.resultUrl, cost: node.cost });
+      if (node.lost) entries.push({ t: 'unsaved', node: node.node, request_id: node.requestId, error: { code: 'E_RESULT_LOST', message: (node.reason ?? '').replace(/^E_RESULT_LOST: /, '') } });
+      seeds.push(paidSeed(node, 1, null));
+    }
     writeFileAtomic(paths.journal, entries.map((entry) => `${JSON.stringify(stampEntry(entry, startedAt))}\n`).join(''));
     journal = openJournal(paths.journal, { ...options.journalHooks, create: false, lock: false, clock });
   } catch (error) {
@@ -159,6 +168,7 @@ async function createRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
     throw error;
   }
   const notices = carry.unknowns.length === 0 ? [] : [`${carry.unknowns.length} item(s) left unknown by run ${carry.from ?? '?'} stay unknown (pass --resubmit-unknown to submit them again)`];
+  if (carry.paid.length > 0) notices.push(`${carry.paid.length} item(s) paid for in run ${carry.from ?? '?'} but not saved: their results are fetched again, not bought again`);
   const recorder = new JournalRecorder(journal, ids);
   startInvocation(paths.dir, startedAt, null);
   return durableRun(options, { runId, resumed: false, paths, journal, recorder, seeds, plan: null, unknowns: carry.unknowns, notices, earlier: [] }, startedAt, digest, lock);

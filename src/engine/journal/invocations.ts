@@ -60,6 +60,12 @@ export function finishInvocation(dir: string, at: number | null, status: string)
 export function chargedJobs(run: ReplayedRun): { at: number; cost: number }[] {
   const out: { at: number; cost: number }[] = [];
   for (const node of run.nodes.values()) {
+    if (node.phase === 'paid') {
+      // Paid, not saved: charged when the service said it was done.
+      const cost = node.paid?.cost;
+      if (node.paid !== null && typeof cost === 'number' && cost > 0) out.push({ at: node.paid.ts, cost });
+      continue;
+    }
     if (node.phase !== 'done') continue;
     const record = node.last as RecordOf<'done'>;
     if (typeof record.cost === 'number' && record.cost > 0) out.push({ at: record.ts, cost: record.cost });

@@ -53,6 +53,15 @@ export class JournalRecorder implements StateRecorder {
     await this.journal.append({ t: 'status', node: this.name(node), status, progress });
   }
 
+  async paid(node: RecordedNode, requestId: string, resultUrl: string | null, cost: number | null): Promise<void> {
+    this.lastStatus.delete(node.id);
+    await this.journal.append({ t: 'paid', node: this.name(node), request_id: requestId, result_url: resultUrl, cost });
+  }
+
+  async unsaved(node: RecordedNode, requestId: string, error: EventError): Promise<void> {
+    await this.journal.append({ t: 'unsaved', node: this.name(node), request_id: requestId, error: toJournalError(error) });
+  }
+
   async done(node: RecordedNode, done: RecordedDone): Promise<void> {
     this.lastStatus.delete(node.id);
     const name = this.name(node);

@@ -74,6 +74,27 @@ export interface DoneEntry {
   readonly outputs: readonly string[];
 }
 
+/**
+ * Durable once the service says the job is done, before its result is fetched: the job is
+ * paid for. Whatever happens to the download or the save, the node is never submitted again.
+ */
+export interface PaidEntry {
+  readonly t: 'paid';
+  readonly node: string;
+  readonly request_id: string;
+  readonly result_url: string | null;
+  /** USD charged, when known. */
+  readonly cost: number | null;
+}
+
+/** Paid, not saved: the result could not be fetched or written. A re-run fetches it again. */
+export interface UnsavedEntry {
+  readonly t: 'unsaved';
+  readonly node: string;
+  readonly request_id: string;
+  readonly error: JournalError;
+}
+
 export interface FailedEntry {
   readonly t: 'failed';
   readonly node: string;
@@ -113,6 +134,8 @@ export type JournalEntry =
   | SubmittedEntry
   | StatusEntry
   | DoneEntry
+  | PaidEntry
+  | UnsavedEntry
   | FailedEntry
   | SkippedEntry
   | CachedEntry
@@ -141,6 +164,8 @@ export const RECORD_TYPES: ReadonlySet<string> = new Set<JournalRecordType>([
   'submitted',
   'status',
   'done',
+  'paid',
+  'unsaved',
   'failed',
   'skipped',
   'cached',

@@ -109,8 +109,11 @@ function corruptError(path: string, line: number): DeflowError {
   );
 }
 
-/** Where a node stands after replay. `unknown`: submitted or not, nobody can tell. */
-export type NodePhase = 'unknown' | 'submitted' | 'done' | 'failed' | 'skipped' | 'cached';
+/**
+ * Where a node stands after replay. `unknown`: submitted or not, nobody can tell. `paid`: the
+ * job is done and paid for, its result not (yet) saved; never submitted again.
+ */
+export type NodePhase = 'unknown' | 'submitted' | 'paid' | 'done' | 'failed' | 'skipped' | 'cached';
 
 export interface NodeState {
   readonly node: string;
@@ -126,8 +129,12 @@ export interface NodeState {
   /** Last polled status and progress while `submitted`. */
   readonly status: string | null;
   readonly progress: number | null;
-  /** Why a node is unknown or skipped. */
+  /** Why a node is unknown or skipped, or why a paid one is not saved. */
   readonly reason: string | null;
+  /** The `paid` record of a node whose job was paid for (null before). */
+  readonly paid: RecordOf<'paid'> | null;
+  /** Paid, and its result can no longer be fetched (reported, never fetched or paid again). */
+  readonly lost: boolean;
   /** The record that set the phase (the `done` record holds the result). */
   readonly last: JournalRecord;
 }
@@ -168,7 +175,7 @@ export function replayRunState(records: readonly JournalRecord[]): RunState {
     end = null;
     let node = nodes.get(record.node);
     if (node === undefined) {
-      node = { node: record.node, phase: 'unknown', step: null, index: null, attempt: 0, requestId: null, cacheKey: null, status: null, progress: null, reason: null, last: record };
+      node = { node: record.node, phase: 'unknown', step: null, index: null, attempt: 0, requestId: null, cacheKey: null, status: null, progress: null, reason: null, paid: null, lost: false, last: record };
       nodes.set(record.node, node);
     }
     applyRecord(node, record);
@@ -192,6 +199,8 @@ function applyRecord(node: MutableNode, record: Exclude<JournalRecord, { t: 'run
       node.requestId = null;
       node.status = null;
       node.progress = null;
+      node.paid = null;
+      node.lost = false;
       node.reason = UNKNOWN_AFTER_INTENT;
       break;
     case 'submitted':
@@ -205,7 +214,25 @@ function applyRecord(node: MutableNode, record: Exclude<JournalRecord, { t: 'run
       node.requestId = record.request_id ?? node.requestId;
       node.reason = null;
       break;
+    case 'paid':
+      node.phase = 'paid';
+      node.requestId = record.request_id;
+      node.paid = record;
+      node.lost = false;
+      node.reason = null;
+      break;
+    case 'unsaved':
+      node.phase = 'paid';
+      node.requestId = record.request_id;
+      node.lost = record.error.code === 'E_RESULT_LOST';
+      node.reason = `${record.error.code}: ${record.error.message}`;
+      break;
     case 'failed':
+      // A paid job stays paid: a failure recorded after payment (an older deflow) is not a reason to pay again.
+      if (node.phase === 'paid') {
+        node.reason = `${record.error.code}: ${record.error.message}`;
+        return;
+      }
       node.phase = 'failed';
       node.reason = null;
       break;
@@ -216,6 +243,7 @@ function applyRecord(node: MutableNode, record: Exclude<JournalRecord, { t: 'run
       break;
     case 'skipped':
     case 'unknown':
+      if (node.phase === 'paid') return; // paid stays paid
       node.phase = record.t;
       node.reason = record.reason;
       break;

@@ -8,6 +8,9 @@
  * - `unknown` (an intent with no request id: the process died between sending and
  *   journalling): reported, never resubmitted, because the service has no idempotency key
  *   and a second POST may pay twice. `--resubmit-unknown` runs them again, knowingly.
+ * - `paid` (the job is done and paid for, its result not saved: a cut download, a full
+ *   disk): its job is asked for again and its result fetched; never submitted again. One the
+ *   service no longer knows is reported as lost, with its request id.
  * - `failed`: run again when the failure was retryable (a resumed run is a fresh chance for
  *   transient failures, whatever `retries` says); a non-retryable failure stays failed.
  * - `skipped` (and withdrawn submissions): re-evaluated, as for a node never seen.
@@ -34,12 +37,30 @@ export interface UnknownNode {
   readonly reason: string;
 }
 
+/** A node whose job was paid for and whose result is not saved. */
+export interface PaidNode {
+  /** Journal name, `<step>/<item key>`. */
+  readonly node: string;
+  readonly step: string;
+  readonly k: number;
+  readonly requestId: string;
+  readonly resultUrl: string | null;
+  readonly cost: number | null;
+  /** The service no longer knows the job: reported, never fetched or paid again. */
+  readonly lost: boolean;
+  readonly reason: string | null;
+}
+
 export interface ResumeCounts {
   /** Done in an earlier session (cached ones included). */
   done: number;
   cached: number;
   /** Jobs in flight: polled, not resubmitted. */
   submitted: number;
+  /** Paid, not saved: fetched again, never resubmitted. */
+  paid: number;
+  /** Paid, their result lost for good: reported. */
+  lost: number;
   /** Reported unknown, not resubmitted. */
   unknown: number;
   /** Unknown, resubmitted because of `--resubmit-unknown`. */
@@ -62,6 +83,8 @@ export interface ResumePlan {
   readonly counts: Readonly<ResumeCounts>;
   /** Unknown nodes reported as such (or resubmitted, with `--resubmit-unknown`). */
   readonly unknowns: readonly UnknownNode[];
+  /** Paid nodes whose result is not saved (a new run of the workflow carries them over). */
+  readonly paid: readonly PaidNode[];
 }
 
 export interface PlanResumeOptions {
@@ -72,12 +95,13 @@ export interface PlanResumeOptions {
 
 /** Decides what a resumed run does with each node of a replayed journal. */
 export function planResume(run: ReplayedRun, options: PlanResumeOptions): ResumePlan {
-  const counts: ResumeCounts = { done: 0, cached: 0, submitted: 0, unknown: 0, resubmitted: 0, failed: 0, retried: 0, skipped: 0, stale: 0 };
+  const counts: ResumeCounts = { done: 0, cached: 0, submitted: 0, paid: 0, lost: 0, unknown: 0, resubmitted: 0, failed: 0, retried: 0, skipped: 0, stale: 0 };
   const done: { order: number; seed: ResumeSeed }[] = [];
   const failed: ResumeSeed[] = [];
   const unknown: ResumeSeed[] = [];
   const polled: ResumeSeed[] = [];
   const unknowns: UnknownNode[] = [];
+  const paid: PaidNode[] = [];
   const cacheKeys = new Map<number, string>();
   for (const node of run.nodes.values()) {
     const found = options.ids.find(node.node);
@@ -87,7 +111,7 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
     }
     const { step, k, id } = found;
     // Done or in flight, its key is part of its readers' keys.
-    const inFlight = node.phase === 'submitted' || (node.phase === 'unknown' && node.requestId !== null);
+    const inFlight = node.phase === 'submitted' || node.phase === 'paid' || (node.phase === 'unknown' && node.requestId !== null);
     if (node.cacheKey !== null && (node.phase === 'done' || inFlight)) cacheKeys.set(id, node.cacheKey);
     switch (node.phase) {
       case 'done': {
@@ -95,6 +119,28 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
         done.push({ order: step.order, seed: { state: 'done', step: step.id, k, result: toNodeResult(record, step.task.resultKind), outputs: record.outputs, doneAt: record.ts } });
         counts.done++;
         if (node.attempt === 0 && node.cacheKey !== null) counts.cached++;
+        break;
+      }
+      case 'paid': {
+        const entry: PaidNode = {
+          node: node.node,
+          step: step.id,
+          k,
+          requestId: node.requestId!,
+          resultUrl: node.paid?.result_url ?? null,
+          cost: node.paid?.cost ?? null,
+          lost: node.lost,
+          reason: node.reason,
+        };
+        paid.push(entry);
+        const seed = paidSeed(entry, node.attempt, node.cacheKey);
+        if (seed.state === 'unsaved') {
+          failed.push(seed);
+          counts.lost++;
+        } else {
+          polled.push(seed);
+          counts.paid++;
+        }
         break;
       }
       case 'submitted':
@@ -132,7 +178,16 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
   }
   // Later steps first: an upstream result then keeps only the readers that still run.
   done.sort((a, b) => b.order - a.order);
-  return { seeds: [...done.map((d) => d.seed), ...failed, ...unknown, ...polled], cacheKeys, counts, unknowns };
+  return { seeds: [...done.map((d) => d.seed), ...failed, ...unknown, ...polled], cacheKeys, counts, unknowns, paid };
+}
+
+/** What the engine does with a paid node: fetch its result again, or report it lost. */
+export function paidSeed(node: PaidNode, attempt: number, cacheKey: string | null): ResumeSeed {
+  if (node.lost) {
+    const message = node.reason ?? `job ${node.requestId} was paid for, but its result can no longer be fetched`;
+    return { state: 'unsaved', step: node.step, k: node.k, requestId: node.requestId, error: { code: 'E_RESULT_LOST', message: message.replace(/^E_RESULT_LOST: /, '') } };
+  }
+  return { state: 'submitted', step: node.step, k: node.k, requestId: node.requestId, attempt: Math.max(1, attempt), cacheKey, paid: { cost: node.cost } };
 }
 
 /** The result a done record describes, as the engine passes it downstream. */

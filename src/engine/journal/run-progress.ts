@@ -20,6 +20,8 @@ export interface StepProgress {
   skipped: number;
   /** Refused before a job existed (a daily limit, a refusal): submitted on resume. */
   withdrawn: number;
+  /** Paid, not saved: a re-run fetches the result again (never pays again). */
+  unsaved: number;
   /** USD charged by the done items, as far as the journal knows. */
   cost: number;
 }
@@ -28,6 +30,8 @@ export interface RunProgress {
   /** Steps in the order the journal first mentions them. */
   readonly steps: readonly StepProgress[];
   readonly unknowns: readonly { readonly node: string; readonly reason: string; readonly requestId: string | null }[];
+  /** Items paid for whose result is not saved, by name, with their job and why. */
+  readonly unsaved: readonly { readonly node: string; readonly reason: string; readonly requestId: string | null; readonly lost: boolean }[];
   /** Items not finished for a retryable reason (in flight, withdrawn, retryable failure). */
   readonly resumable: number;
 }
@@ -36,17 +40,25 @@ export interface RunProgress {
 export function summariseProgress(run: ReplayedRun): RunProgress {
   const steps = new Map<string, StepProgress>();
   const unknowns: { node: string; reason: string; requestId: string | null }[] = [];
+  const unsaved: { node: string; reason: string; requestId: string | null; lost: boolean }[] = [];
   let resumable = 0;
   for (const node of run.nodes.values()) {
     const id = node.step ?? stepOf(node.node);
     let step = steps.get(id);
     if (step === undefined) {
-      step = { step: id, done: 0, cached: 0, running: 0, unknown: 0, failed: 0, skipped: 0, withdrawn: 0, cost: 0 };
+      step = { step: id, done: 0, cached: 0, running: 0, unknown: 0, failed: 0, skipped: 0, withdrawn: 0, unsaved: 0, cost: 0 };
       steps.set(id, step);
+    }
+    if (node.phase === 'paid') {
+      step.unsaved++;
+      step.cost += node.paid?.cost ?? 0;
+      unsaved.push({ node: node.node, reason: node.reason ?? 'its result is being fetched', requestId: node.requestId, lost: node.lost });
+      if (!node.lost) resumable++;
+      continue;
     }
     resumable += count(step, node, unknowns);
   }
-  return { steps: [...steps.values()], unknowns, resumable };
+  return { steps: [...steps.values()], unknowns, unsaved, resumable };
 }
 
 /** Adds one node to its step; returns 1 when a resume would still work on it. */
@@ -69,6 +81,8 @@ function count(step: StepProgress, node: NodeState, unknowns: { node: string; re
       }
       step.unknown++;
       unknowns.push({ node: node.node, reason: node.reason ?? 'unknown', requestId: null });
+      return 0;
+    case 'paid': // counted by the caller
       return 0;
     case 'failed': {
       step.failed++;

@@ -17,6 +17,7 @@ import type { Clock } from '../../common/index.js';
 import { DeflowError, STATE_DIR_NAME } from '../../common/index.js';
 import { mkdirDurable, writeFileAtomic } from '../../common/index.js';
 import type { RunStatus } from '../events.js';
+import { readJournal, replayRunState } from './journal-replay.js';
 import { readLockHolder } from './lock-file.js';
 
 export { STATE_DIR_NAME };
@@ -105,15 +106,60 @@ export function writeRunMeta(stateDir: string, meta: RunMeta): void {
   writeFileAtomic(runPaths(stateDir, meta.run_id).meta, `${JSON.stringify(meta, null, 2)}\n`);
 }
 
-/** Reads `run.json`, or undefined when it is missing or unreadable. */
+/**
+ * Reads `run.json`. The journal is the source of truth: when `run.json` is missing, garbled or
+ * does not match its run, it is rebuilt from the journal's header and last `end` record (and
+ * written back when it can be). Undefined only when neither can be read.
+ */
 export async function readRunMeta(stateDir: string, runId: string): Promise<RunMeta | undefined> {
   try {
     const value = JSON.parse(await readFile(runPaths(stateDir, runId).meta, 'utf8')) as Partial<RunMeta>;
-    if (value.v !== 1 || value.run_id !== runId || typeof value.status !== 'string') return undefined;
-    return value as RunMeta;
+    if (isRunMeta(value, runId)) return value;
+  } catch {
+    // rebuilt below
+  }
+  return rebuildRunMeta(stateDir, runId);
+}
+
+function isRunMeta(value: Partial<RunMeta> | null, runId: string): value is RunMeta {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    value.v === 1 &&
+    value.run_id === runId &&
+    typeof value.status === 'string' &&
+    typeof value.workflow === 'string' &&
+    typeof value.workflow_digest === 'string' &&
+    typeof value.started_at === 'number'
+  );
+}
+
+async function rebuildRunMeta(stateDir: string, runId: string): Promise<RunMeta | undefined> {
+  const paths = runPaths(stateDir, runId);
+  let replayed: ReturnType<typeof replayRunState>;
+  try {
+    replayed = replayRunState((await readJournal(paths.journal)).records);
   } catch {
     return undefined;
   }
+  const run = replayed.run;
+  if (run === null) return undefined;
+  const meta: RunMeta = {
+    v: 1,
+    run_id: runId,
+    workflow: run.workflow,
+    workflow_digest: run.workflow_digest,
+    status: replayed.end?.status ?? 'running',
+    started_at: run.started_at,
+    finished_at: replayed.end?.ts ?? null,
+  };
+  try {
+    // A live run's own writes win: only a run no process holds is written back.
+    if (!(readLockHolder(paths.lock)?.alive ?? false)) writeRunMeta(stateDir, meta);
+  } catch {
+    // read-only state folder: the rebuilt metadata still serves this reader
+  }
+  return meta;
 }
 
 /** A run as `deflow status` lists it. */

@@ -116,6 +116,13 @@ export class DispatchRecorder implements StateRecorder {
 
   async progress(): Promise<void> {}
 
+  /** The job's request id is in its data already: a worker that takes it over polls it, never submits. */
+  async paid(): Promise<void> {}
+
+  async unsaved(node: RecordedNode, _requestId: string, error: EventError): Promise<void> {
+    this.of(node).result = { outcome: 'failed', error, retryable: false };
+  }
+
   async done(node: RecordedNode, done: RecordedDone): Promise<void> {
     this.of(node).result = { outcome: 'done', result: done.result, outputs: done.outputs, cached: done.cached, cacheKey: done.cacheKey };
   }

@@ -15,13 +15,15 @@ export function earlierSpend(graph: JobGraph, seeds: readonly SeedNode[]): { spe
   let spent = 0;
   const done = new Set<number>();
   for (const seed of seeds) {
-    if (seed.state !== 'done') continue;
+    // Paid in an earlier session, its result still to fetch: charged then, never again.
+    const paid = seed.state === 'submitted' ? seed.paid : undefined;
+    if (seed.state !== 'done' && paid === undefined) continue;
     try {
       done.add(graph.nodeIndex(seed.step, seed.k));
     } catch {
       continue;
     }
-    spent += micros(seed.result.cost ?? 0);
+    spent += micros(seed.state === 'done' ? (seed.result.cost ?? 0) : (paid?.cost ?? 0));
   }
   return { spent: spent / 1e6, done };
 }

@@ -31,6 +31,7 @@ import { saveOutput } from './save-output.js';
 import type { SubmitGate } from './submit-gate.js';
 import type { SubmitWindow } from './submit-window.js';
 import type { JobWakeups } from '../webhooks/index.js';
+import type { EventError } from '../events.js';
 
 /** Everything the jobs of one run share. */
 export interface JobContext {
@@ -88,6 +89,9 @@ interface PreparedNode {
 
 /** Runs node `id` (its upstream nodes are done) to an outcome. Rejects only on a recorder failure. */
 export async function runNode(ctx: JobContext, id: number): Promise<NodeOutcome> {
+  // Paid for in an earlier run: its result is fetched, the job is never submitted again.
+  const paidJob = ctx.state.isPaid(id) ? ctx.state.requestIdOf(id) : null;
+  if (paidJob !== null) return resumeNode(ctx, id, paidJob, Math.max(1, ctx.state.attempts[id]!), null);
   const prepared = await prepareNode(ctx, id);
   if (typeof prepared === 'string') return prepared;
   const cached = await ctx.cache.lookup(prepared.query);
@@ -101,9 +105,9 @@ export async function runNode(ctx: JobContext, id: number): Promise<NodeOutcome>
 export async function resumeNode(ctx: JobContext, id: number, requestId: string, attempt: number, cacheKey: string | null = null): Promise<NodeOutcome> {
   const prepared = await prepareNode(ctx, id);
   if (typeof prepared === 'string') return prepared;
-  // Already submitted: held whatever the budget says.
+  // Already submitted: held whatever the budget says (nothing when it is paid for already).
   const high = ctx.pricer.high[id]!;
-  const amount = Number.isNaN(high) ? 0 : high;
+  const amount = Number.isNaN(high) || ctx.state.isPaid(id) ? 0 : high;
   ctx.budget.hold(amount);
   return driveJob(ctx, id, prepared, cacheKey, amount, { requestId, attempt, acceptedAt: ctx.clock.now() });
 }
@@ -207,10 +211,12 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
         if (submitted.kind === 'sync') return await finish(ctx, id, prepared, syncResult(step.task, submitted.result), false, cacheKey);
         job = submitted;
       }
+      const paidBefore = state.isPaid(id);
       const polled = await poll(ctx, id, step, prepared.key, job.requestId, job.acceptedAt, jobSignal.signal);
       if (typeof polled === 'string') return polled;
       const cost = readCost(polled) ?? (polled.status === 'done' ? (state.quotedOf(id) ?? 0) : 0);
-      charged += cost;
+      // A job paid for in an earlier session was charged then.
+      if (!paidBefore) charged += cost;
       if (polled.status === 'error') {
         const error = jobFailureError(job.requestId, polled.error);
         const retryable = polled.error?.retryable === true;
@@ -221,12 +227,15 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
         await state.failed(id, error, retryable);
         return 'failed';
       }
+      // Done means paid: journalled before the download, so that nothing that happens to the
+      // result (a cut transfer, a full disk, a crash) ever leads to a second submission.
+      if (!paidBefore) await state.paid(id, job.requestId, polled.resultUrl, cost);
       let result: NodeResult;
       try {
         result = await collectWithRetry(ctx, step, job.requestId, polled, cost, jobSignal.signal);
       } catch (error) {
         if (jobSignal.signal.aborted) return 'abandoned';
-        await state.failed(id, toEventError(error, ctx.client.redact), false);
+        await state.unsaved(id, job.requestId, unsavedError(job.requestId, error, ctx), cost);
         return 'failed';
       }
       return await finish(ctx, id, prepared, result, false, cacheKey);
@@ -270,6 +279,12 @@ async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, r
         continue;
       }
       const event = toEventError(error, ctx.client.redact);
+      if (state.isPaid(id)) {
+        // Paid for earlier: never bought again. When the service no longer knows the job, its result is lost.
+        const gone = (error as { code?: string }).code === 'E_API_NOT_FOUND';
+        await state.unsaved(id, requestId, gone ? lostError(requestId, event) : unsavedError(requestId, error, ctx), null);
+        return 'failed';
+      }
       if ((error as { code?: string }).code === 'E_JOB_TIMEOUT') await state.failed(id, event, false);
       else await state.unknown(id, `cannot read the status of job ${requestId}: ${event.message}`);
       return (error as { code?: string }).code === 'E_JOB_TIMEOUT' ? 'failed' : 'unknown';
@@ -298,7 +313,9 @@ async function finish(ctx: JobContext, id: number, prepared: PreparedNode, resul
     try {
       await saveOutput(result, prepared.savePath, graph.outputDir, ctx.blobs);
     } catch (error) {
-      await state.failed(id, toEventError(error, ctx.client.redact), false);
+      if (!cached && result.requestId !== null && state.isPaid(id)) {
+        await state.unsaved(id, result.requestId, unsavedError(result.requestId, error, ctx), result.cost);
+      } else await state.failed(id, toEventError(error, ctx.client.redact), false);
       return 'failed';
     }
     outputs.push(relative(graph.workflow.dir, prepared.savePath).split(sep).join('/'));
@@ -319,6 +336,17 @@ export function countReaders(ctx: Pick<JobContext, 'graph' | 'state'>, id: numbe
     if (status === NODE.pending || status === NODE.ready || status === NODE.running) readers++;
   }
   return readers;
+}
+
+/** Why a paid job's result is not saved, with its job named (the re-run fetches it again). */
+function unsavedError(requestId: string, error: unknown, ctx: JobContext): EventError {
+  const event = toEventError(error, ctx.client.redact);
+  return { ...event, message: `paid, not saved (job ${requestId}; a re-run fetches it again, never pays again): ${event.message}` };
+}
+
+/** A paid job the service no longer knows: its result is lost. */
+function lostError(requestId: string, cause: EventError): EventError {
+  return { code: 'E_RESULT_LOST', message: `job ${requestId} was paid for, but its result can no longer be fetched (${cause.code}: ${cause.message}); it is not submitted again` };
 }
 
 /** The job's actual charge from its status (`price.amount`, or a bare number), when present. */

@@ -41,6 +41,8 @@ export interface RunCounts {
   done: number;
   cached: number;
   failed: number;
+  /** Failed nodes whose job was paid for, their result not saved (also counted in `failed`). */
+  unsaved: number;
   skipped: number;
   unknown: number;
 }
@@ -53,7 +55,7 @@ export class RunState {
   readonly startedAt: Float64Array;
   /** Quoted price per node in USD (what reports compare against); NaN when not quoted. */
   readonly quoted: Float64Array;
-  readonly counts: RunCounts = { done: 0, cached: 0, failed: 0, skipped: 0, unknown: 0 };
+  readonly counts: RunCounts = { done: 0, cached: 0, failed: 0, unsaved: 0, skipped: 0, unknown: 0 };
   /** Jobs the service accepted in this run. */
   accepted = 0;
   /** Whether a recorder listens (a journal): otherwise what only it would read is not computed. */
@@ -61,6 +63,8 @@ export class RunState {
   /** Request ids of jobs in flight (removed when they finish). */
   private readonly requestIds = new Map<number, string>();
   private readonly live = new Map<number, RecordedNode>();
+  /** Nodes whose job is done and paid for (journalled `paid`): never submitted again. */
+  private readonly paidIds = new Set<number>();
   private progressError: unknown;
 
   constructor(
@@ -171,6 +175,33 @@ export class RunState {
     });
   }
 
+  /** Whether node `id`'s job was paid for (in this session or an earlier one). */
+  isPaid(id: number): boolean {
+    return this.paidIds.has(id);
+  }
+
+  /** The job is done on the service, so paid for: recorded before its result is fetched. */
+  async paid(id: number, requestId: string, resultUrl: string | null, cost: number | null): Promise<void> {
+    await this.recorder.paid(this.node(id), requestId, resultUrl, cost);
+    this.paidIds.add(id);
+  }
+
+  /**
+   * Paid, not saved: the result of a paid job could not be fetched or written. The node ends
+   * failed (its dependents are skipped), with `unsaved` in its event; a re-run fetches again.
+   */
+  async unsaved(id: number, requestId: string, error: EventError, cost: number | null): Promise<void> {
+    const node = this.node(id);
+    await this.recorder.unsaved(node, requestId, error);
+    this.requestIds.delete(id);
+    this.status[id] = NODE.failed;
+    this.live.delete(id);
+    this.counts.failed++;
+    this.counts.unsaved++;
+    const started = this.startedAt[id]!;
+    this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(node), requestId, error, startedAt: Number.isNaN(started) ? null : started, unsaved: { cost: cost ?? 0 } });
+  }
+
   async failed(id: number, error: EventError, retryable: boolean): Promise<void> {
     const node = this.node(id);
     await this.recorder.failed(node, error, retryable);
@@ -215,8 +246,9 @@ export class RunState {
     this.sink({ type: 'item-done', ts, node, requestId: result.requestId, cost: result.cost ?? 0, quotedCost: this.quotedOf(id), cached: false, earlier: true, outputs, startedAt: ts });
   }
 
-  /** A job submitted by an earlier run, still to be polled. */
-  seedSubmitted(id: number, attempt: number, requestId: string): void {
+  /** A job submitted by an earlier run, still to be polled (`paid`: done and paid for, its result to fetch again). */
+  seedSubmitted(id: number, attempt: number, requestId: string, paid = false): void {
+    if (paid) this.paidIds.add(id);
     this.status[id] = NODE.running;
     this.requestIds.set(id, requestId);
     this.attempts[id] = Math.min(255, attempt);
@@ -229,6 +261,22 @@ export class RunState {
     this.live.delete(id);
     this.counts.failed++;
     this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(this.node(id)), requestId: null, error, startedAt: null });
+  }
+
+  /** Paid in an earlier run, waiting for its upstream results: the job runner fetches its result once they are in. */
+  seedPaid(id: number, requestId: string): void {
+    this.paidIds.add(id);
+    this.requestIds.set(id, requestId);
+  }
+
+  /** Paid in an earlier session, its result lost for good (the job is gone): reported, never fetched or paid again. */
+  seedUnsaved(id: number, requestId: string, error: EventError): void {
+    this.paidIds.add(id);
+    this.status[id] = NODE.failed;
+    this.live.delete(id);
+    this.counts.failed++;
+    this.counts.unsaved++;
+    this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(this.node(id)), requestId, error, startedAt: null, unsaved: { cost: 0, earlier: true } });
   }
 
   seedUnknown(id: number, reason: string): void {

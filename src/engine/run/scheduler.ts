@@ -34,7 +34,11 @@ export type SeedNode =
       readonly attempt: number;
       /** The job's cache key, so that its result is stored once it is done. */
       readonly cacheKey?: string | null;
+      /** Done and paid for in an earlier session (USD charged then), its result not saved: fetched again, never resubmitted. */
+      readonly paid?: { readonly cost: number | null };
     }
+  /** Paid in an earlier session, its result lost for good: reported as such. */
+  | { readonly state: 'unsaved'; readonly step: string; readonly k: number; readonly requestId: string; readonly error: EventError }
   | { readonly state: 'unknown'; readonly step: string; readonly k: number; readonly reason: string }
   | { readonly state: 'failed'; readonly step: string; readonly k: number; readonly error: EventError };
 
@@ -94,11 +98,24 @@ export class Scheduler {
       } else if (seed.state === 'failed') {
         state.seedFailed(id, seed.error);
         await this.skipDependents(id, `steps.${seed.step} item ${seed.k} failed`);
+      } else if (seed.state === 'unsaved') {
+        state.seedUnsaved(id, seed.requestId, seed.error);
+        await this.skipDependents(id, `steps.${seed.step} item ${seed.k} was paid for but its result is lost`);
+      } else if (seed.paid !== undefined && !this.upstreamDone(id)) {
+        // Paid for, carried into a new run whose upstream results are not in yet: fetched once they are.
+        state.seedPaid(id, seed.requestId);
       } else {
-        state.seedSubmitted(id, seed.attempt, seed.requestId);
+        state.seedSubmitted(id, seed.attempt, seed.requestId, seed.paid !== undefined);
         this.launch(id, () => this.runners.resume(this.ctx, id, seed.requestId, seed.attempt, seed.cacheKey ?? null));
       }
     }
+  }
+
+  private upstreamDone(id: number): boolean {
+    const { graph, state } = this.ctx;
+    const { step, k } = graph.nodeAt(id);
+    for (const node of graph.dependencies(step.id, k)) if (state.status[node.step.offset + node.k] !== NODE.done) return false;
+    return true;
   }
 
   /** Runs until every node has finished, or the run stopped and its jobs in flight settled. */

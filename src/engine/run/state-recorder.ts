@@ -29,6 +29,13 @@ export interface StateRecorder {
   submitted(node: RecordedNode, attempt: number, requestId: string): Promise<void>;
   /** A poll saw a new status (not awaited by the poller; failures surface at `finish`). */
   progress(node: RecordedNode, status: string, progress: number | null): Promise<void>;
+  /**
+   * The service says the job is done: it is paid for. Awaited before its result is fetched,
+   * so that a failed download or save (or a crash) never leads to a second submission.
+   */
+  paid(node: RecordedNode, requestId: string, resultUrl: string | null, cost: number | null): Promise<void>;
+  /** Paid, not saved: the result of a paid job could not be fetched or written. */
+  unsaved(node: RecordedNode, requestId: string, error: EventError): Promise<void>;
   /** The node is done: its result is in place and its outputs are written. */
   done(node: RecordedNode, done: RecordedDone): Promise<void>;
   /** The job failed and will be submitted again (attempt is the next attempt's number). */
@@ -60,6 +67,8 @@ export const NO_RECORDER: StateRecorder = {
   withdrawn: async () => {},
   submitted: async () => {},
   progress: async () => {},
+  paid: async () => {},
+  unsaved: async () => {},
   done: async () => {},
   retrying: async () => {},
   failed: async () => {},

@@ -46,6 +46,37 @@ describe('JournalNodeIds', () => {
 });
 
 describe('planResume', () => {
+  it('fetches a paid node again instead of submitting it, even after a failure was recorded; one whose job is gone is reported lost', async () => {
+    const ids = await idsOf();
+    const paid = (node: string, id: string): JournalEntry => ({ t: 'paid', node, request_id: id, result_url: `https://r/${id}.mp3`, cost: 0.01 });
+    const replayed = replayRunState(
+      records(
+        { t: 'run', run_id: 'r', workflow: 'w', workflow_digest: 'd', inputs: {}, started_at: 0 },
+        intent('speak/a'),
+        submitted('speak/a', 'req-a'),
+        paid('speak/a', 'req-a'),
+        { t: 'unsaved', node: 'speak/a', request_id: 'req-a', error: { code: 'E_TRANSFER', message: 'cut' } },
+        intent('speak/c'),
+        submitted('speak/c', 'req-c'),
+        paid('speak/c', 'req-c'),
+        // A failure journalled after payment (an older deflow) does not make it failed.
+        { t: 'failed', node: 'speak/c', error: { code: 'E_TRANSFER', message: 'cut' }, retryable: false },
+        intent('speak/e'),
+        submitted('speak/e', 'req-e'),
+        paid('speak/e', 'req-e'),
+        { t: 'unsaved', node: 'speak/e', request_id: 'req-e', error: { code: 'E_RESULT_LOST', message: 'job req-e was paid for, but its result can no longer be fetched' } },
+      ),
+    );
+    const plan = planResume(replayed, { ids });
+    expect(plan.counts).toMatchObject({ paid: 2, lost: 1, submitted: 0, failed: 0, retried: 0 });
+    expect(plan.seeds).toEqual([
+      { state: 'unsaved', step: 'speak', k: 4, requestId: 'req-e', error: { code: 'E_RESULT_LOST', message: 'job req-e was paid for, but its result can no longer be fetched' } },
+      { state: 'submitted', step: 'speak', k: 0, requestId: 'req-a', attempt: 1, cacheKey: 'key-speak/a', paid: { cost: 0.01 } },
+      { state: 'submitted', step: 'speak', k: 2, requestId: 'req-c', attempt: 1, cacheKey: 'key-speak/c', paid: { cost: 0.01 } },
+    ]);
+    expect(plan.paid.map((p) => p.node)).toEqual(['speak/a', 'speak/c', 'speak/e']);
+  });
+
   it('skips done nodes, polls submitted ones, reports unknowns, keeps non-retryable failures and reruns the rest', async () => {
     const ids = await idsOf();
     const replayed = replayRunState(
@@ -73,7 +104,7 @@ describe('planResume', () => {
       ),
     );
     const plan = planResume(replayed, { ids });
-    expect(plan.counts).toEqual({ done: 2, cached: 1, submitted: 2, unknown: 1, resubmitted: 0, failed: 1, retried: 1, skipped: 1, stale: 1 });
+    expect(plan.counts).toEqual({ done: 2, cached: 1, submitted: 2, paid: 0, lost: 0, unknown: 1, resubmitted: 0, failed: 1, retried: 1, skipped: 1, stale: 1 });
     expect(plan.seeds.map((s) => `${s.state} ${s.step}/${s.k}`)).toEqual(['done speak/0', 'done speak/5', 'failed speak/2', 'unknown speak/1', 'submitted transcribe/0', 'submitted speak/3']);
     expect(plan.seeds[0]).toMatchObject({ result: { kind: 'audio', requestId: 'req-a', url: 'https://r/a.mp3', blob: 'f'.repeat(64), cost: 0.02 }, outputs: ['out/a.mp3'] });
     expect(plan.seeds.find((s) => s.state === 'failed')).toMatchObject({ error: { code: 'E_JOB_FAILED', jobErrorCode: 'CONTENT_POLICY', retryable: false } });

@@ -37,6 +37,8 @@ function loggingRecorder(now: () => number, calls: Call[]): StateRecorder {
     withdrawn: (node) => log('withdrawn')(node),
     submitted: (node, _attempt, requestId) => log('submitted')(node, requestId),
     progress: (node) => log('progress')(node),
+    paid: (node, requestId) => log('paid')(node, requestId),
+    unsaved: (node) => log('unsaved')(node),
     done: (node, done) => log('done')(node, done.requestId),
     retrying: (node) => log('retrying')(node),
     failed: (node) => log('failed')(node),
@@ -58,7 +60,7 @@ describe('state changes go through one recorder', () => {
     const of = (hook: string, node: string) => calls.find((c) => c.hook === hook && c.node === node)!;
     for (const node of ['transcribe/0', 'transcribe/1', 'speak/0', 'speak/1']) {
       const order = calls.filter((c) => c.node === node && c.hook !== 'progress').map((c) => c.hook);
-      expect(order).toEqual(['intent', 'submitted', 'done']);
+      expect(order).toEqual(['intent', 'submitted', 'paid', 'done']);
       expect(of('intent', node).detail).toMatchObject({ attempt: 1, digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
     }
     // One transcription per minute: the second intent is recorded when its window opens, not while it waits.
