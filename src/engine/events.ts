@@ -84,6 +84,8 @@ export type RunEvent =
       readonly verdict: string;
       readonly reason: string;
     }
+  /** Its upstream is done: it waits for a slot and the rate governor (roots wait from `run-started`). */
+  | { readonly type: 'item-queued'; readonly ts: number; readonly node: NodeRef }
   | { readonly type: 'item-submitted'; readonly ts: number; readonly node: NodeRef; readonly requestId: string; readonly attempt: number; readonly quotedCost: number | null }
   | { readonly type: 'item-progress'; readonly ts: number; readonly node: NodeRef; readonly progress: number; readonly status: string }
   | {
@@ -100,6 +102,8 @@ export type RunEvent =
       readonly outputs: readonly string[];
       readonly startedAt: number;
     }
+  /** The job is done at the service: deflow reads or downloads its result now. */
+  | { readonly type: 'item-downloading'; readonly ts: number; readonly node: NodeRef; readonly requestId: string }
   | { readonly type: 'item-retry'; readonly ts: number; readonly node: NodeRef; readonly attempt: number; readonly error: EventError }
   | {
       readonly type: 'item-failed';
@@ -118,7 +122,10 @@ export type RunEvent =
   | { readonly type: 'item-skipped'; readonly ts: number; readonly node: NodeRef; readonly reason: string }
   /** A submission whose outcome cannot be known (intent journalled, no request_id): never resubmitted silently. */
   | { readonly type: 'item-unknown'; readonly ts: number; readonly node: NodeRef; readonly reason: string }
+  /** A 429 closed the pool's window for `waitMs`. */
   | { readonly type: 'throttled'; readonly ts: number; readonly pool: string; readonly waitMs: number }
+  /** The governor holds the pool's requests until its window refills (no 429: the pacing working). */
+  | { readonly type: 'rate-wait'; readonly ts: number; readonly pool: string; readonly waitMs: number }
   | { readonly type: 'daily-limit'; readonly ts: number; readonly pool: string; readonly resetAt: number | null }
   | { readonly type: 'warning'; readonly ts: number; readonly message: string }
   | {

@@ -107,6 +107,9 @@ export class RunReportBuilder implements RunReportSource {
         this.finished = event;
         return;
       case 'throttled':
+      case 'rate-wait':
+      case 'item-queued':
+      case 'item-downloading':
         return;
     }
   };

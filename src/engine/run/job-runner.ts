@@ -231,6 +231,7 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
       // result (a cut transfer, a full disk, a crash) ever leads to a second submission.
       if (!paidBefore) await state.paid(id, job.requestId, polled.resultUrl, cost);
       let result: NodeResult;
+      state.downloading(id, job.requestId);
       try {
         result = await collectWithRetry(ctx, step, job.requestId, polled, cost, jobSignal.signal);
       } catch (error) {

@@ -102,6 +102,7 @@ export class RunState {
 
   ready(id: number): void {
     this.status[id] = NODE.ready;
+    this.sink({ type: 'item-queued', ts: this.clock.now(), node: strip(this.node(id)) });
   }
 
   /** Started by the scheduler (nothing is recorded until the intent). */
@@ -141,6 +142,11 @@ export class RunState {
       this.progressError ??= error;
     });
     this.sink({ type: 'item-progress', ts: this.clock.now(), node: strip(node), progress: progress ?? 0, status });
+  }
+
+  /** The job is done at the service; its result is read or downloaded next. */
+  downloading(id: number, requestId: string): void {
+    this.sink({ type: 'item-downloading', ts: this.clock.now(), node: strip(this.node(id)), requestId });
   }
 
   async retrying(id: number, attempt: number, error: EventError): Promise<void> {

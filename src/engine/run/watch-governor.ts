@@ -1,7 +1,7 @@
 /**
  * Turns the rate governor's news into run events: a 429 that closed a window (`throttled`),
- * and a used-up daily window (`daily-limit`). Waits for an ordinary window to refill are the
- * governor working as intended and are not reported.
+ * a wait for an ordinary window to refill (`rate-wait`, once per wait: the governor working as
+ * intended, which timelines show), and a used-up daily window (`daily-limit`).
  */
 import type { Governor, GovernorEvents } from '../../client/index.js';
 import type { Clock } from '../../common/index.js';
@@ -10,9 +10,9 @@ import type { RunEventSink } from '../events.js';
 /** Starts forwarding; returns the function that stops it. */
 export function watchGovernor(governor: Governor, clock: Clock, sink: RunEventSink): () => void {
   const onThrottled = (event: GovernorEvents['throttled'][0]): void => {
-    if (event.reason !== '429') return;
     const now = clock.now();
-    sink({ type: 'throttled', ts: now, pool: event.model ? `${event.pool} (${event.model})` : event.pool, waitMs: Math.max(0, (event.until ?? now) - now) });
+    const pool = event.model ? `${event.pool} (${event.model})` : event.pool;
+    sink({ type: event.reason === '429' ? 'throttled' : 'rate-wait', ts: now, pool, waitMs: Math.max(0, (event.until ?? now) - now) });
   };
   const onDaily = (event: GovernorEvents['dailyExhausted'][0]): void => {
     sink({ type: 'daily-limit', ts: clock.now(), pool: event.model ? `${event.pool} (${event.model})` : event.pool, resetAt: Number.isFinite(event.resetAt) ? event.resetAt : null });
