@@ -10,6 +10,7 @@ import { registerEmulatorCommand } from './emulator.js';
 import { EXIT, exitCodeFor } from '../common/index.js';
 import { registerModelsCommand } from './models.js';
 import { registerQuoteCommand } from './quote.js';
+import { registerReportCommand } from './report.js';
 import { registerRunCommand } from './run.js';
 import { registerStatusCommand } from './status.js';
 import { registerValidateCommand } from './validate.js';
@@ -40,6 +41,7 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
   registerQuoteCommand(program, io, wrap);
   registerRunCommand(program, io, wrap);
   registerStatusCommand(program, io, wrap);
+  registerReportCommand(program, io, wrap);
   registerModelsCommand(program, io, wrap);
   registerAccountCommand(program, io, wrap);
   registerWorkerCommand(program, io, wrap);

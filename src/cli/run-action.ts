@@ -12,7 +12,7 @@ import { runOpened } from '../engine/index.js';
 import type { RunOutcome } from '../engine/index.js';
 import { assertRunId, resolveStateDir, stateLayout } from '../engine/index.js';
 import { formatCost, renderQuoteTable, writeChunksAtomic } from '../report/index.js';
-import { createReporters } from '../report/index.js';
+import { createReporters, EVENT_LOG_NAME } from '../report/index.js';
 import { formatErrors, formatWarnings } from '../workflow/index.js';
 import { formatPlan } from '../workflow/index.js';
 import { JobGraph } from '../workflow/index.js';
@@ -35,6 +35,7 @@ export interface RunFlags extends RunSessionOptions {
   readonly json?: boolean;
   readonly report?: string;
   readonly junit?: string;
+  readonly html?: string;
   readonly output?: string;
   readonly offline?: boolean;
   readonly stateDir?: string;
@@ -128,6 +129,8 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       json: flags.json === true,
       reportPath,
       junitPath: flags.junit,
+      eventLogPath: join(durable.paths.dir, EVENT_LOG_NAME),
+      htmlPath: flags.html,
       env: io.env,
       quiet: flags.quiet,
       ...(flags.color === false ? { color: false } : {}),
@@ -218,6 +221,7 @@ function printSummary(io: CliIO, flags: RunFlags, graph: JobGraph, outcome: RunO
     lines.push(`outputs: ${relative(io.cwd, graph.outputDir) || '.'}`);
   }
   if (flags.report !== undefined) lines.push(`report: ${relative(io.cwd, flags.report) || flags.report}`);
+  if (flags.html !== undefined) lines.push(`html: ${relative(io.cwd, resolve(io.cwd, flags.html)) || flags.html}`);
   if (outcome.counts.unknown > 0) {
     lines.push(
       `${outcome.counts.unknown} item(s) unknown: the service may or may not have their jobs (it has no idempotency key), so they are not submitted again; ` +

@@ -37,12 +37,13 @@ export interface QueuedRunInput {
 }
 
 /** Flags that have no meaning for a coordinator, refused before anything is opened. */
-export function checkQueueFlags(flags: { readonly emulator?: boolean; readonly webhookUrl?: string; readonly webhookListen?: string; readonly governor?: string; readonly queue?: string }): void {
+export function checkQueueFlags(flags: { readonly emulator?: boolean; readonly html?: string; readonly webhookUrl?: string; readonly webhookListen?: string; readonly governor?: string; readonly queue?: string }): void {
   const refuse = (option: string, why: string): never => {
     throw new DeflowError('E_USAGE_OPTION', `${option}: not with --queue (${why})`, { details: { option } });
   };
   if (flags.emulator) refuse('--emulator', 'workers in other processes cannot reach an in-process emulator; start `deflow emulator` and set DEAPI_BASE_URL for the coordinator and the workers');
   if (flags.webhookUrl !== undefined || flags.webhookListen !== undefined) refuse('--webhook-url', 'workers poll the jobs they submit');
+  if (flags.html !== undefined) refuse('--html', 'the timeline is drawn from the event log an embedded run keeps; use --report');
   if (flags.governor !== undefined && flags.governor !== flags.queue) refuse('--governor', "a queue run shares the rate limits through the queue's Redis");
 }
 

@@ -32,6 +32,7 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
     .option('--json', 'stream NDJSON events on stdout (human text stays on stderr)')
     .option('--report <file>', 'write the run report (JSON) to this file')
     .option('--junit <file>', 'write a JUnit XML report to this file')
+    .option('--html <file>', 'write the HTML report (a timeline of every job, costs, failures) to this file when the run ends')
     .option('--output <dir>', "output folder for `save` (default: the workflow's output, else out/ beside it)")
     .option('--offline', 'validate against cached models only (no model list request)')
     .option('--state-dir <dir>', 'state folder: journals, result cache (default: .deflow beside the workflow)')

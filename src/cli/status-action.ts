@@ -1,14 +1,14 @@
 /** What `deflow status` does (status.ts defines the command): reads a run's journal and reports its progress. */
-import { readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { DeflowError } from '../common/index.js';
+import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { attributeSpend, chargedJobs, readInvocations, readJournal, replayRunState } from '../engine/index.js';
 import type { Quote } from '../engine/index.js';
 import { formatCost, formatTotal } from '../report/index.js';
 import { type RunProgress, summariseProgress } from '../engine/index.js';
-import { listRuns, RESUMABLE_STATUSES, type RunSummary, resolveStateDir, runPaths, STATE_DIR_NAME } from '../engine/index.js';
+import { RESUMABLE_STATUSES, type RunSummary, runPaths } from '../engine/index.js';
 import type { CliIO } from '../common/index.js';
-import { EXIT } from '../common/index.js';
+import { EXIT, STATE_DIR_NAME } from '../common/index.js';
+import { findRun, listRunsBelow } from './find-run.js';
 import { formatResumeCommand } from './resume-command.js';
 import { runQueueStatus } from './status-queue.js';
 import { formatTable } from './text-table.js';
@@ -22,7 +22,8 @@ export interface StatusFlags {
 
 /** The status of a run as `--json` prints it. */
 export interface RunStatusJson {
-  readonly format_version: 1;
+  /** 2: `unknowns[].requestId` became `request_id`. */
+  readonly format_version: 2;
   readonly run_id: string;
   /** `running`, `crashed`, or the status the run finished with. */
   readonly status: RunSummary['status'];
@@ -49,7 +50,7 @@ export interface RunStatusJson {
       readonly cost_actual: number;
     }[];
   };
-  readonly unknowns: RunProgress['unknowns'];
+  readonly unknowns: readonly { readonly node: string; readonly reason: string; readonly request_id: string | null }[];
   readonly torn_tail: boolean;
   /** The command that resumes the run, when a resume has anything to do. */
   readonly resume_command: string | null;
@@ -57,7 +58,8 @@ export interface RunStatusJson {
 
 export async function runStatus(run: string | undefined, flags: StatusFlags, io: CliIO): Promise<number> {
   if (flags.queue !== undefined) return runQueueStatus(run, { ...flags, queue: flags.queue }, io);
-  const { stateDir, summary } = await findRun(run, flags, io.cwd);
+  if (run === undefined && flags.stateDir === undefined) return listStatus(flags, io);
+  const { stateDir, summary } = await findRun(run, flags.stateDir, io.cwd);
   const journal = await readJournal(runPaths(stateDir, summary.runId).journal);
   const replayed = replayRunState(journal.records);
   const progress = summariseProgress(replayed);
@@ -80,7 +82,7 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
     return { ...step, cost: usd(step.cost), cost_quoted: subtotal?.point ?? null, quoted_unknown_items: subtotal?.unknown_items ?? 0 };
   });
   const status: RunStatusJson = {
-    format_version: 1,
+    format_version: 2,
     run_id: summary.runId,
     status: summary.status,
     active: summary.active,
@@ -93,7 +95,7 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
       quoted: quote === undefined ? null : { point: quote.total.point, high: quote.total.high, unknown_items: quote.total.unknown_items },
       invocations,
     },
-    unknowns: progress.unknowns,
+    unknowns: progress.unknowns.map(({ node, reason, requestId }) => ({ node, reason, request_id: requestId })),
     torn_tail: journal.tornTail,
     resume_command: canResume ? formatResumeCommand({ workflow, runId: summary.runId, stateDir, inputs: replayed.run?.inputs ?? {}, cwd: io.cwd }) : null,
   };
@@ -102,19 +104,48 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
   return EXIT.ok;
 }
 
-async function findRun(run: string | undefined, flags: StatusFlags, cwd: string): Promise<{ stateDir: string; summary: RunSummary }> {
-  const workflow = run !== undefined && (await isFile(resolve(cwd, run))) ? resolve(cwd, run) : undefined;
-  const stateDir =
-    workflow !== undefined
-      ? resolveStateDir({ workflowPath: workflow, stateDir: flags.stateDir, cwd })
-      : resolve(cwd, flags.stateDir ?? STATE_DIR_NAME);
-  const runs = await listRuns(stateDir);
-  const summary = workflow !== undefined ? runs.find((r) => r.meta?.workflow === workflow) : run === undefined ? runs[0] : runs.find((r) => r.runId === run);
-  if (summary === undefined) {
-    const what = workflow !== undefined ? `no run of ${run}` : run === undefined ? 'no runs' : `no run ${JSON.stringify(run)}`;
-    throw new DeflowError('E_USAGE_NO_RUN', `${stateDir}: ${what} in this state folder (pass --state-dir to look elsewhere)`, { details: { stateDir, run: run ?? null } });
+/** `deflow status --json` with no argument: every run under the current folder. */
+export interface RunListJson {
+  readonly format_version: 2;
+  /** Newest first. */
+  readonly runs: readonly {
+    readonly run_id: string;
+    readonly status: RunSummary['status'];
+    readonly active: boolean;
+    readonly workflow: string | null;
+    readonly state_dir: string;
+    readonly started_at: string | null;
+    readonly finished_at: string | null;
+  }[];
+}
+
+/** No argument: the runs of every state folder at or below the current folder, newest first. */
+async function listStatus(flags: StatusFlags, io: CliIO): Promise<number> {
+  const found = await listRunsBelow(io.cwd);
+  const list: RunListJson = {
+    format_version: 2,
+    runs: found.map(({ stateDir, summary }) => ({
+      run_id: summary.runId,
+      status: summary.status,
+      active: summary.active,
+      workflow: summary.meta?.workflow ?? null,
+      state_dir: stateDir,
+      started_at: iso(summary.meta?.started_at),
+      finished_at: iso(summary.meta?.finished_at ?? undefined),
+    })),
+  };
+  if (flags.json) {
+    io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+    return EXIT.ok;
   }
-  return { stateDir, summary };
+  if (list.runs.length === 0) {
+    io.stdout.write(`no runs under ${io.cwd} (no ${STATE_DIR_NAME}/runs folder in it or below it)\n`);
+    return EXIT.ok;
+  }
+  const shown = (path: string | null): string => (path === null ? '—' : relative(io.cwd, path) || '.');
+  const rows = list.runs.map((r) => [r.run_id, r.active ? `${r.status} (active)` : r.status, shown(r.workflow), r.started_at ?? '—', r.finished_at ?? '—']);
+  io.stdout.write(`${formatTable(['run', 'status', 'workflow', 'started', 'finished'], rows)}\n\nfor one run's details: deflow status RUN (or a workflow file)\n`);
+  return EXIT.ok;
 }
 
 /** The human form: a header, a table of steps, the unknown items and the resume command. */
@@ -167,12 +198,4 @@ function usd(value: number): number {
 
 function iso(ms: number | undefined): string | null {
   return ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
 }

@@ -16,7 +16,7 @@ export function registerStatusCommand(program: Command, io: CliIO, wrap: ActionW
   program
     .command('status')
     .description("a run's progress from its journal: items per step, unknown items, how to resume")
-    .argument('[run]', 'run id, or a workflow file for its latest run (default: the latest run)')
+    .argument('[run]', 'run id, or a workflow file for its latest run (default: list the runs of every state folder here and below, newest first; with --state-dir, its latest run)')
     .option('--state-dir <dir>', `state folder (default: ${STATE_DIR_NAME} here, or beside the workflow file given)`)
     .option('--json', 'print the status as JSON')
     .option('--queue <url>', 'a distributed run (deflow run --queue): read it from this Redis (needs the run\'s API key)')

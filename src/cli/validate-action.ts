@@ -41,7 +41,7 @@ function report(io: CliIO, flags: ValidateFlags, result: Pick<Awaited<ReturnType
     if (lines.length > 0) (flags.json ? io.stderr : io.stdout).write(`${lines.join('\n')}\n`);
   }
   if (flags.json) {
-    const json = { ok: result.ok, errors: result.errors.map((e) => e.toJSON()), warnings: result.warnings.map((w) => w.toJSON()), plan: result.plan ?? null };
+    const json = { format_version: 1, ok: result.ok, errors: result.errors.map((e) => e.toJSON()), warnings: result.warnings.map((w) => w.toJSON()), plan: result.plan ?? null };
     io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
     const problems = [...formatErrors(result.errors), ...formatWarnings(result.warnings)];

@@ -24,6 +24,6 @@ export function registerValidateCommand(program: Command, io: CliIO, wrap: Actio
       .argument('<workflow>', 'workflow file (YAML)'),
   )
     .option('--offline', 'use cached models only: .deflow/models.json beside the workflow, else the built-in catalogue')
-    .option('--json', 'print { ok, errors, warnings, plan } as JSON on stdout')
+    .option('--json', 'print { format_version, ok, errors, warnings, plan } as JSON on stdout (schemas/validate.schema.json)')
     .action(wrap(async (file: string, flags: ValidateFlags) => (await import('./validate-action.js')).runValidate(file, flags, io, options)));
 }

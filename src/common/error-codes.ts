@@ -33,6 +33,7 @@ export const ERROR_EXIT_CODES = {
   E_USAGE_KEY_FLAG: EXIT.usage,
   E_USAGE_KEY_FORMAT: EXIT.usage,
   E_USAGE_NO_KEY: EXIT.usage,
+  E_USAGE_NO_EVENTS: EXIT.usage,
   E_USAGE_NO_RUN: EXIT.usage,
   E_USAGE_OPTION: EXIT.usage,
   E_USAGE_PORT: EXIT.usage,
@@ -50,6 +51,7 @@ export const ERROR_EXIT_CODES = {
   E_INPUT_FILE: EXIT.usage,
   E_INPUT_FILE_IN_JSON: EXIT.usage,
   E_INPUT_QUOTE: EXIT.usage,
+  E_INIT_EXISTS: EXIT.usage,
   // The workflow (workflow/workflow-error.ts names each one).
   E_WORKFLOW_CYCLE: EXIT.usage,
   E_WORKFLOW_EXPRESSION: EXIT.usage,

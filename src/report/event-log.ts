@@ -1,5 +1,5 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RunEvent } from '../engine/index.js';
@@ -19,18 +19,15 @@ export class EventLogRenderer implements EventRenderer {
   private readonly stream: WriteStream;
   private error: Error | undefined;
 
-  private constructor(stream: WriteStream) {
+  /** Opens `path` for appending (its folder is created). */
+  constructor(path: string) {
+    mkdirSync(dirname(path), { recursive: true });
+    const stream = createWriteStream(path, { flags: 'a' });
     this.stream = stream;
     stream.on('error', (error) => {
       this.error ??= error;
     });
     this.write(NDJSON_VERSION_LINE);
-  }
-
-  /** Opens `path` for appending (its folder is created). */
-  static async open(path: string): Promise<EventLogRenderer> {
-    await mkdir(dirname(path), { recursive: true });
-    return new EventLogRenderer(createWriteStream(path, { flags: 'a' }));
   }
 
   handle(event: RunEvent): void {

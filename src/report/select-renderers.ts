@@ -1,8 +1,9 @@
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { CliIO } from '../common/index.js';
 import { DeflowError } from '../common/index.js';
 import type { RunEvent, RunEventSink } from '../engine/index.js';
 import { shouldUseColor } from './color.js';
+import { EventLogRenderer } from './event-log.js';
 import type { EventRenderer } from './event-renderer.js';
 import { renderAnnotations } from './github-annotations.js';
 import { appendStepSummary } from './github-step-summary.js';
@@ -11,6 +12,7 @@ import { NdjsonRenderer } from './ndjson-renderer.js';
 import { RunReportBuilder } from './run-report.js';
 import type { Ticker } from './ticker.js';
 import { createProgressRenderer } from './tty-renderer.js';
+import { writeHtmlReport } from './write-html-report.js';
 
 /** Options for {@link createReporters}: the run command's output flags and the environment. */
 export interface ReporterOptions {
@@ -18,6 +20,10 @@ export interface ReporterOptions {
   readonly json: boolean;
   /** `--report FILE` (relative to `io.cwd`). */
   readonly reportPath?: string | undefined;
+  /** The run's event log in its state folder (`runs/<run>/events.ndjson`), appended to. */
+  readonly eventLogPath?: string | undefined;
+  /** `--html FILE` (relative to `io.cwd`): drawn from the event log (needs `eventLogPath`) when the run ends. */
+  readonly htmlPath?: string | undefined;
   /** `--junit FILE` (relative to `io.cwd`). */
   readonly junitPath?: string | undefined;
   /**
@@ -57,6 +63,8 @@ export function createReporters(io: CliIO, options: ReporterOptions): Reporters 
   const { env } = options;
   const renderers: EventRenderer[] = [];
   if (options.json) renderers.push(new NdjsonRenderer(io.stdout));
+  if (options.eventLogPath !== undefined) renderers.push(new EventLogRenderer(options.eventLogPath));
+  const htmlPath = options.htmlPath === undefined || options.eventLogPath === undefined ? undefined : resolve(io.cwd, options.htmlPath);
   if (options.quiet !== true) {
     const tty = options.tty ?? io.stderr.isTTY === true;
     renderers.push(
@@ -107,6 +115,10 @@ export function createReporters(io: CliIO, options: ReporterOptions): Reporters 
         const stream = options.json ? io.stderr : io.stdout;
         for (const line of renderAnnotations(builder)) stream.write(`${line}\n`);
       }
+    }
+    if (htmlPath !== undefined && options.eventLogPath !== undefined) {
+      const eventLog = options.eventLogPath;
+      files.push(writeHtmlReport({ eventLog, quoteFile: join(dirname(eventLog), 'quote.json'), out: htmlPath }).then(() => {}));
     }
     const written = await Promise.allSettled(files);
     if (rendererError !== undefined) throw rendererError;

@@ -71,10 +71,11 @@ describe('deflow validate', () => {
     expect(stderr).toBe('bad.yaml:8:14: steps.speak.with.voice: expected string, got number\n');
   });
 
-  it('prints { ok, errors, warnings, plan } with --json', async () => {
+  it('prints { format_version, ok, errors, warnings, plan } with --json', async () => {
     const bad = await run(['validate', 'bad.yaml', '--offline', '--json']);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout)).toEqual({
+      format_version: 1,
       ok: false,
       errors: [{ file: 'bad.yaml', line: 8, col: 14, path: 'steps.speak.with.voice', message: 'expected string, got number', code: 'E_WORKFLOW_SCHEMA' }],
       warnings: [],
