@@ -6,7 +6,9 @@ import { API_KEY_ENV, isDeflowError } from '../common/index.js';
 import type { ModelInfo } from '../service/index.js';
 import type { CliIO } from '../common/index.js';
 import { registerAccountCommand } from './account.js';
+import { registerCompletionCommand } from './completion.js';
 import { registerEmulatorCommand } from './emulator.js';
+import { registerInitCommand } from './init.js';
 import { EXIT, exitCodeFor } from '../common/index.js';
 import { registerModelsCommand } from './models.js';
 import { registerQuoteCommand } from './quote.js';
@@ -45,6 +47,8 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
   registerModelsCommand(program, io, wrap);
   registerAccountCommand(program, io, wrap);
   registerWorkerCommand(program, io, wrap);
+  registerInitCommand(program, io, wrap);
+  registerCompletionCommand(program, io, wrap);
   return program;
 }
 

@@ -96,6 +96,7 @@ export const ERROR_EXIT_CODES = {
   E_JOURNAL_WRITE: EXIT.failed,
   E_STATE_LOCKED: EXIT.failed,
   E_REPORT_WRITE: EXIT.failed,
+  E_INIT_WRITE: EXIT.failed,
   // Distributed mode (engine/queue): Redis, the queue's runs, the workers.
   E_QUEUE_CONNECT: EXIT.failed,
   E_QUEUE_LOCK_LOST: EXIT.failed,
