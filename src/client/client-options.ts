@@ -3,7 +3,16 @@ import { type Clock, systemClock } from '../common/index.js';
 import { DeflowError } from '../common/index.js';
 import { type Governor, RateGovernor } from './rate-governor.js';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
+import { DEFAULT_TRANSFER_LIMITS, type TransferLimits } from './transfers.js';
 import { isLoopbackHost } from './url-safety.js';
+
+/** Overrides of the result transfers' limits (timeouts in ms, caps in bytes per result kind). */
+export interface TransferLimitOptions {
+  readonly headersTimeoutMs?: number | undefined;
+  readonly stallTimeoutMs?: number | undefined;
+  readonly deadlineMs?: number | undefined;
+  readonly maxBytes?: Partial<TransferLimits['maxBytes']> | undefined;
+}
 
 /** The service's public base URL. */
 export const DEFAULT_BASE_URL = 'https://api.deapi.ai';
@@ -35,6 +44,10 @@ export interface DeapiClientOptions {
   readonly headersTimeoutMs?: number | undefined;
   /** @default 300000 */
   readonly bodyTimeoutMs?: number | undefined;
+  /** A connection not made within this many ms fails (a dead host). @default 10000 */
+  readonly connectTimeoutMs?: number | undefined;
+  /** Result downloads: headers and stall timeouts, an overall deadline, a size cap per result kind. */
+  readonly transfer?: TransferLimitOptions | undefined;
   /** Use this undici dispatcher instead of a private keep-alive Agent. */
   readonly dispatcher?: Dispatcher | undefined;
   /** Receives one line per request and answer (already redacted), for `--verbose`. */
@@ -57,6 +70,8 @@ export interface ResolvedClientOptions {
   readonly maxResponseBytes: number;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly transfer: TransferLimits;
   readonly dispatcher: Dispatcher | undefined;
   readonly log: ((line: string) => void) | undefined;
   readonly secrets: readonly string[];
@@ -91,10 +106,24 @@ export function resolveClientOptions(options: DeapiClientOptions): ResolvedClien
     maxResponseBytes: checkCount('maxResponseBytes', options.maxResponseBytes ?? 10 * 1024 * 1024, 1024),
     headersTimeoutMs: checkCount('headersTimeoutMs', options.headersTimeoutMs ?? 300_000, 0),
     bodyTimeoutMs: checkCount('bodyTimeoutMs', options.bodyTimeoutMs ?? 300_000, 0),
+    connectTimeoutMs: checkCount('connectTimeoutMs', options.connectTimeoutMs ?? 10_000, 1),
+    transfer: resolveTransferLimits(options.transfer ?? {}),
     dispatcher: options.dispatcher,
     log: options.log,
     secrets: options.secrets ?? [],
     userAgent: options.userAgent ?? 'deflow/0.1.0',
+  };
+}
+
+function resolveTransferLimits(options: TransferLimitOptions): TransferLimits {
+  const d = DEFAULT_TRANSFER_LIMITS;
+  const maxBytes = { ...d.maxBytes, ...definedOnly(options.maxBytes ?? {}) };
+  for (const [kind, cap] of Object.entries(maxBytes)) checkCount(`transfer.maxBytes.${kind}`, cap, 1);
+  return {
+    headersTimeoutMs: checkCount('transfer.headersTimeoutMs', options.headersTimeoutMs ?? d.headersTimeoutMs, 1),
+    stallTimeoutMs: checkCount('transfer.stallTimeoutMs', options.stallTimeoutMs ?? d.stallTimeoutMs, 1),
+    deadlineMs: checkCount('transfer.deadlineMs', options.deadlineMs ?? d.deadlineMs, 1),
+    maxBytes,
   };
 }
 

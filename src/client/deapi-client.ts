@@ -220,6 +220,8 @@ export class DeapiClient {
       apiKey: this.options.apiKey,
       dispatcher: this.transport.dispatcher,
       userAgent: this.options.userAgent,
+      clock: this.clock,
+      limits: this.options.transfer,
     };
   }
 }

@@ -31,6 +31,7 @@ export interface HttpTransportOptions {
   readonly connections: number;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
+  readonly connectTimeoutMs: number;
   /** Use this dispatcher instead of a private keep-alive Agent (it is then not closed by `close()`). */
   readonly dispatcher?: Dispatcher | undefined;
   /** Masks secrets in the text of network errors. */
@@ -64,6 +65,7 @@ export class HttpTransport {
         keepAliveTimeout: 10_000,
         headersTimeout: options.headersTimeoutMs,
         bodyTimeout: options.bodyTimeoutMs,
+        connect: { timeout: options.connectTimeoutMs },
       });
   }
 

@@ -1,5 +1,8 @@
 export { API_KEY_ENV, readApiKey } from './api-key.js';
 export { DEFAULT_BASE_URL } from './client-options.js';
+export type { DeapiClientOptions, TransferLimitOptions } from './client-options.js';
+export { DEFAULT_TRANSFER_LIMITS } from './transfers.js';
+export type { TransferLimits } from './transfers.js';
 export { DeapiClient } from './deapi-client.js';
 export { ApiError } from './errors/api-error.js';
 export { AuthError } from './errors/auth-error.js';

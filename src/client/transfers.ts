@@ -1,14 +1,37 @@
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { type Readable, Transform } from 'node:stream';
+import { type Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type Dispatcher, request } from 'undici';
+import type { Clock } from '../common/index.js';
 import { redactUrl } from '../common/index.js';
+import type { ResultKind } from '../service/index.js';
 import { TransferError } from './errors/transfer-error.js';
 import { UnsafeUrlError } from './errors/unsafe-url-error.js';
 import type { StreamRef } from './field-values.js';
 import { checkResultUrl, sameOrigin } from './url-safety.js';
+
+/** How long a transfer may take, and how large a result may be (client options `transfer`). */
+export interface TransferLimits {
+  /** No answer headers within this many real ms: the transfer fails. @default 30000 */
+  readonly headersTimeoutMs: number;
+  /** No body bytes for this many real ms (a stalled server): the transfer fails. @default 30000 */
+  readonly stallTimeoutMs: number;
+  /** The whole transfer, headers to last byte, on the client's clock (a trickling server). @default 1800000 */
+  readonly deadlineMs: number;
+  /** Largest result of each kind, in bytes. */
+  readonly maxBytes: Readonly<Record<ResultKind, number>>;
+}
+
+const MIB = 1024 * 1024;
+
+export const DEFAULT_TRANSFER_LIMITS: TransferLimits = {
+  headersTimeoutMs: 30_000,
+  stallTimeoutMs: 30_000,
+  deadlineMs: 30 * 60_000,
+  maxBytes: { text: 10 * MIB, json: 10 * MIB, vectors: 10 * MIB, image: 50 * MIB, audio: 200 * MIB, video: 1024 * MIB },
+};
 
 /** What transfers need from the client. */
 export interface TransferContext {
@@ -16,13 +39,19 @@ export interface TransferContext {
   readonly apiKey: string;
   readonly dispatcher: Dispatcher;
   readonly userAgent: string;
+  readonly clock?: Clock;
+  readonly limits?: TransferLimits;
 }
 
 /** Options of a result download. */
 export interface TransferOptions {
   readonly signal?: AbortSignal | undefined;
-  /** Refuse results larger than this many bytes. @default unlimited */
+  /** Refuse results larger than this many bytes. @default the cap of `kind`, else unlimited */
   readonly maxBytes?: number | undefined;
+  /** The result's kind: picks its size cap from the limits. */
+  readonly kind?: ResultKind | undefined;
+  /** The whole transfer must end within this many ms on the client's clock (the step's `timeout` left). @default the limits' deadline */
+  readonly deadlineMs?: number | undefined;
 }
 
 /** An opened result: a byte stream checked against its declared length as it flows. */
@@ -40,52 +69,152 @@ const MAX_REDIRECTS = 3;
 /**
  * Opens `url` for reading. The API key goes only to the base URL's own origin, never to a
  * storage host; `https:` is required except on loopback; at most three redirects are
- * followed, each checked again. The stream errors with a TransferError if it ends short of
- * (or runs past) its `Content-Length` or `maxBytes`.
+ * followed, each checked again. The transfer ends, always: no headers within
+ * `headersTimeoutMs`, no bytes for `stallTimeoutMs`, or not finished by the deadline is a
+ * TransferError, and so is a body that ends short of (or runs past) its `Content-Length` or
+ * the size cap. The returned stream has its error listeners before any byte flows: a body
+ * cut at any point errors the stream (with a TransferError), never the process.
  */
 export async function openResult(url: string, context: TransferContext, options: TransferOptions = {}): Promise<OpenedResult> {
+  const limits = context.limits ?? DEFAULT_TRANSFER_LIMITS;
+  const maxBytes = options.maxBytes ?? (options.kind === undefined ? undefined : limits.maxBytes[options.kind]);
+  const deadline = startDeadline(context.clock, options.deadlineMs ?? limits.deadlineMs, options.signal);
   let target = checkResultUrl(url);
-  for (let hop = 0; ; hop++) {
-    const headers: Record<string, string> = { 'user-agent': context.userAgent };
-    if (sameOrigin(target, context.baseUrl)) headers.authorization = `Bearer ${context.apiKey}`;
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(target, { dispatcher: context.dispatcher, method: 'GET', headers, ...(options.signal ? { signal: options.signal } : {}) });
-    } catch (error) {
-      if (options.signal?.aborted) throw options.signal.reason;
-      throw new TransferError({ url: redactUrl(target.href), message: `download failed: ${describe(error)}` }, { cause: error });
+  try {
+    for (let hop = 0; ; hop++) {
+      const headers: Record<string, string> = { 'user-agent': context.userAgent };
+      if (sameOrigin(target, context.baseUrl)) headers.authorization = `Bearer ${context.apiKey}`;
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await request(target, {
+          dispatcher: context.dispatcher,
+          method: 'GET',
+          headers,
+          headersTimeout: limits.headersTimeoutMs,
+          bodyTimeout: limits.stallTimeoutMs,
+          signal: deadline.signal,
+        });
+      } catch (error) {
+        if (options.signal?.aborted) throw options.signal.reason;
+        throw asTransferError(redactUrl(target.href), deadline.why(error, limits));
+      }
+      const body = response.body as unknown as Readable;
+      // Listened to at once: an error before anyone reads (a cut right after the headers) is caught here.
+      let bodyError: unknown;
+      body.on('error', (error) => {
+        bodyError ??= error;
+      });
+      const { statusCode } = response;
+      if (statusCode >= 300 && statusCode < 400 && response.headers.location) {
+        body.destroy();
+        if (hop >= MAX_REDIRECTS) throw new UnsafeUrlError(redactUrl(target.href), `more than ${MAX_REDIRECTS} redirects`);
+        target = checkResultUrl(new URL(String(response.headers.location), target).href);
+        continue;
+      }
+      if (statusCode < 200 || statusCode >= 300) {
+        body.destroy();
+        throw new TransferError({ url: redactUrl(target.href), status: statusCode, message: `download answered ${statusCode}` });
+      }
+      const declared = Number(response.headers['content-length']);
+      const size = Number.isFinite(declared) && declared >= 0 ? declared : undefined;
+      if (size !== undefined && maxBytes !== undefined && size > maxBytes) {
+        body.destroy();
+        throw new TransferError({ url: redactUrl(target.href), message: `result is ${size} bytes, more than the ${maxBytes} allowed${capHint(options.kind)}` });
+      }
+      const shown = redactUrl(target.href);
+      const stream = checkLength(shown, size, maxBytes, options.kind);
+      stream.on('error', () => {}); // readers see the error through the stream's state
+      stream.once('close', () => {
+        deadline.stop();
+        if (!body.destroyed) body.destroy();
+      });
+      const fail = (error: unknown) => {
+        if (!stream.destroyed) stream.destroy(asTransferError(shown, deadline.why(error, limits)));
+      };
+      if (bodyError !== undefined) fail(bodyError);
+      body.on('error', fail);
+      body.on('aborted', () => fail(new Error('the connection was closed mid-body')));
+      body.pipe(stream);
+      const contentType = response.headers['content-type'];
+      return {
+        stream,
+        size,
+        contentType: typeof contentType === 'string' ? contentType : undefined,
+        filename: safeFilename(target.pathname),
+      };
     }
-    const { statusCode } = response;
-    if (statusCode >= 300 && statusCode < 400 && response.headers.location) {
-      response.body.resume();
-      if (hop >= MAX_REDIRECTS) throw new UnsafeUrlError(redactUrl(target.href), `more than ${MAX_REDIRECTS} redirects`);
-      target = checkResultUrl(new URL(String(response.headers.location), target).href);
-      continue;
-    }
-    if (statusCode < 200 || statusCode >= 300) {
-      response.body.resume();
-      throw new TransferError({ url: redactUrl(target.href), status: statusCode, message: `download answered ${statusCode}` });
-    }
-    const declared = Number(response.headers['content-length']);
-    const size = Number.isFinite(declared) && declared >= 0 ? declared : undefined;
-    if (size !== undefined && options.maxBytes !== undefined && size > options.maxBytes) {
-      response.body.destroy();
-      throw new TransferError({ url: redactUrl(target.href), message: `result is ${size} bytes, more than the ${options.maxBytes} allowed` });
-    }
-    const shown = redactUrl(target.href);
-    const stream = (response.body as unknown as Readable).pipe(checkLength(shown, size, options.maxBytes));
-    (response.body as unknown as Readable).on('error', (error) => stream.destroy(asTransferError(shown, error)));
-    const contentType = response.headers['content-type'];
-    return {
-      stream,
-      size,
-      contentType: typeof contentType === 'string' ? contentType : undefined,
-      filename: decodeURIComponent(basename(target.pathname)) || 'result',
-    };
+  } catch (error) {
+    deadline.stop();
+    throw error;
   }
 }
 
-/** Downloads a result to `destination` through `<destination>.part`; the file exists only when complete. */
+/** The overall deadline of one transfer, on the client's clock, plus the caller's signal. */
+function startDeadline(clock: Clock | undefined, ms: number, outer: AbortSignal | undefined) {
+  const controller = new AbortController();
+  let expired = false;
+  const timer = new AbortController();
+  const onOuter = () => controller.abort(outer?.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener('abort', onOuter, { once: true });
+  if (Number.isFinite(ms) && ms > 0) {
+    const sleep = clock ? clock.sleep(ms, timer.signal) : new Promise<void>((resolve, reject) => {
+      const handle = setTimeout(resolve, ms);
+      timer.signal.addEventListener('abort', () => {
+        clearTimeout(handle);
+        reject(timer.signal.reason);
+      }, { once: true });
+    });
+    sleep.then(
+      () => {
+        expired = true;
+        controller.abort(new Error(`the transfer did not finish within ${formatMs(ms)}`));
+      },
+      () => {},
+    );
+  }
+  return {
+    signal: controller.signal,
+    stop() {
+      timer.abort();
+      outer?.removeEventListener('abort', onOuter);
+    },
+    /** What an error means: the deadline, a timeout, or itself. */
+    why(error: unknown, limits: TransferLimits): unknown {
+      if (expired) return new Error(`the transfer did not finish within ${formatMs(ms)} (deadline)`);
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code === 'UND_ERR_HEADERS_TIMEOUT') return new Error(`no answer headers within ${formatMs(limits.headersTimeoutMs)}`);
+      if (code === 'UND_ERR_BODY_TIMEOUT') return new Error(`the transfer stalled: no bytes for ${formatMs(limits.stallTimeoutMs)}`);
+      return error;
+    },
+  };
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+}
+
+function capHint(kind: ResultKind | undefined): string {
+  return kind === undefined ? '' : ` for a ${kind} result (client option transfer.maxBytes.${kind})`;
+}
+
+/** The last path segment, decoded when it can be (a stray `%` is kept as it is). */
+function safeFilename(pathname: string): string {
+  const raw = basename(pathname);
+  let name: string;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {
+    name = raw;
+  }
+  name = name.replace(/[/\\\u0000]/g, '_');
+  return name === '' || name === '.' || name === '..' ? 'result' : name;
+}
+
+/**
+ * Downloads a result to `destination` through `<destination>.part`; the file exists only when
+ * complete. The `.part` file is created afresh (never through a symbolic link planted there).
+ */
 export async function downloadResult(
   url: string,
   destination: string,
@@ -102,9 +231,12 @@ export async function downloadResult(
     },
   });
   try {
-    await pipeline(opened.stream, counter, createWriteStream(partial), options.signal ? { signal: options.signal } : {});
+    await rm(partial, { force: true });
+    const handle = await open(partial, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o644);
+    await pipeline(opened.stream, counter, handle.createWriteStream() as Writable, options.signal ? { signal: options.signal } : {});
     await rename(partial, destination);
   } catch (error) {
+    opened.stream.destroy();
     await rm(partial, { force: true });
     if (options.signal?.aborted) throw options.signal.reason;
     throw asTransferError(redactUrl(url), error);
@@ -139,14 +271,14 @@ export async function createResultSource(url: string, context: TransferContext, 
   };
 }
 
-function checkLength(url: string, size: number | undefined, maxBytes: number | undefined): Transform {
+function checkLength(url: string, size: number | undefined, maxBytes: number | undefined, kind: ResultKind | undefined): Transform {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length;
-      if ((size !== undefined && seen > size) || (maxBytes !== undefined && seen > maxBytes)) {
-        callback(new TransferError({ url, message: `result longer than ${size ?? maxBytes} bytes` }));
-      } else callback(null, chunk);
+      if (size !== undefined && seen > size) callback(new TransferError({ url, message: `result longer than its Content-Length of ${size} bytes` }));
+      else if (maxBytes !== undefined && seen > maxBytes) callback(new TransferError({ url, message: `result longer than the ${maxBytes} bytes allowed${capHint(kind)}` }));
+      else callback(null, chunk);
     },
     flush(callback) {
       if (size !== undefined && seen !== size) callback(new TransferError({ url, message: `result cut short: ${seen} of ${size} bytes` }));

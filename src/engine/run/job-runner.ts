@@ -295,7 +295,8 @@ async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, r
 
 /** Fetches a done job's result, once more if the first transfer fails. */
 async function collectWithRetry(ctx: JobContext, step: GraphStep, requestId: string, status: JobStatus, cost: number, signal: AbortSignal): Promise<NodeResult> {
-  const context = { client: ctx.client, blobs: ctx.blobs, signal };
+  const timeout = step.def.timeoutSeconds;
+  const context = { client: ctx.client, blobs: ctx.blobs, signal, deadlineMs: timeout === undefined ? undefined : timeout * 1000 };
   const needs = { content: ctx.needsContent(step) };
   try {
     return await collectJobResult(context, step.task, requestId, status, cost, needs);

@@ -12,9 +12,6 @@ import type { ResultKind, TaskSpec } from '../../service/index.js';
 import type { BlobStore } from '../cache/index.js';
 import type { NodeResult } from './node-result.js';
 
-/** Largest text or JSON result read into memory (a transcript of many hours fits). */
-export const MAX_TEXT_RESULT_BYTES = 10 * 1024 * 1024;
-
 const TEXT_KINDS: ReadonlySet<ResultKind> = new Set(['text', 'json', 'vectors']);
 
 /** What the result is needed for. */
@@ -27,6 +24,8 @@ export interface ResultContext {
   readonly client: Pick<DeapiClient, 'openResult'>;
   readonly blobs: BlobStore;
   readonly signal?: AbortSignal | undefined;
+  /** The transfer must end within this many clock ms (the step's `timeout`). @default the client's deadline */
+  readonly deadlineMs?: number | undefined;
 }
 
 /** The result of a job whose status is `done`. */
@@ -46,7 +45,7 @@ export async function collectJobResult(
     return withParsed(base, text, task, requestId);
   }
   const url = requireUrl(status, task, requestId);
-  const opened = await context.client.openResult(url, { signal: context.signal });
+  const opened = await context.client.openResult(url, { signal: context.signal, kind, deadlineMs: context.deadlineMs });
   const blob = await context.blobs.putStream(opened.stream);
   const ext = extname(opened.filename).slice(1).toLowerCase();
   return { ...base, blob, ...(ext ? { ext } : {}), ...(opened.size !== undefined ? { size: opened.size } : {}) };
@@ -59,7 +58,7 @@ export function syncResult(task: TaskSpec, answer: Readonly<Record<string, unkno
 }
 
 async function readText(context: ResultContext, url: string): Promise<string> {
-  const opened = await context.client.openResult(url, { signal: context.signal, maxBytes: MAX_TEXT_RESULT_BYTES });
+  const opened = await context.client.openResult(url, { signal: context.signal, kind: 'text', deadlineMs: context.deadlineMs });
   const chunks: Buffer[] = [];
   for await (const chunk of opened.stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
