@@ -29,6 +29,8 @@ export interface EmulatorJobSummary {
   readonly task: string;
   readonly status: EmulatorJob['status'];
   readonly created_at: string;
+  /** When it finished (done or error), virtual time with milliseconds; null while it runs. */
+  readonly finished_at: string | null;
   readonly endpoint: string;
   readonly model: string | null;
   readonly price: number;
@@ -72,6 +74,7 @@ export function summariseJob(job: EmulatorJob): EmulatorJobSummary {
     task: job.taskId,
     status: job.status,
     created_at: new Date(job.createdAt).toISOString(),
+    finished_at: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
     endpoint: job.endpointPath,
     model: job.model,
     price: job.priceMicros / 1e6,

@@ -39,6 +39,7 @@ describe('submission, status and result', () => {
         task: 'image.generate',
         status: 'done',
         created_at: new Date(clock.now() - 3_600_000).toISOString(),
+        finished_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
         endpoint: '/api/v2/images/generations',
         model: 'Flux1schnell',
         price: expect.any(Number),
