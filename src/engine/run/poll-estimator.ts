@@ -55,7 +55,12 @@ export interface RunningObservation {
   readonly progress: number | null;
   /** The wait before the poll that saw this, ms. */
   readonly previousDelayMs: number;
+  /** The job's task and model's settled estimate ({@link PollEstimator.settledMs}), when there is one. */
+  readonly typicalMs?: number | undefined;
 }
+
+/** Past its typical duration, a running job is polled again after this share of that duration. */
+const TAIL_SHARE = 0.1;
 
 interface Track {
   /** Current estimate of the quantile, ms. */
@@ -66,7 +71,15 @@ interface Track {
   searching: boolean;
   /** Jobs found running without a progress reading while searching. */
   silent: number;
+  /** The estimate was set from a progress reading (not only from the prior and the tracker). */
+  calibrated: boolean;
 }
+
+/**
+ * Least progress (percent) that calibrates an estimate the search left uncalibrated: a job just
+ * out of its queue reads 0.3 % and would extrapolate to many times its duration.
+ */
+const CALIBRATING_PROGRESS = 10;
 
 /** Jobs found running without progress before the early first polls stop. */
 const SILENT_JOBS_BEFORE_TRACKING = 3;
@@ -104,6 +117,12 @@ export class PollEstimator {
     return this.track(key, kind).estimate;
   }
 
+  /** The estimate for `key` (ms) once a running job's progress or a few first polls set it; undefined while still searching. */
+  settledMs(key: string): number | undefined {
+    const track = this.tracks.get(key);
+    return track && !track.searching ? track.estimate : undefined;
+  }
+
   /** Whether jobs of `key` have been observed yet. */
   observed(key: string): boolean {
     return (this.tracks.get(key)?.observations ?? 0) > 0;
@@ -136,25 +155,51 @@ export class PollEstimator {
       // takes over from the estimate as it is.
       if (extrapolated === undefined && ++track.silent < SILENT_JOBS_BEFORE_TRACKING) return;
       track.searching = false;
-      if (extrapolated !== undefined) track.estimate = extrapolated;
+      if (extrapolated !== undefined) {
+        track.estimate = extrapolated;
+        track.calibrated = true;
+      }
+    } else if (!track.calibrated && extrapolated !== undefined && progress! >= CALIBRATING_PROGRESS) {
+      // The search ended on jobs still queued (no progress yet): the first reading sets the
+      // estimate, which the tracker would take dozens of jobs to climb to from the prior.
+      track.estimate = Math.max(track.estimate, extrapolated);
+      track.calibrated = true;
     } else if (elapsedMs >= track.estimate * 0.9) track.estimate *= Math.exp(rate * this.quantile);
   }
 
   /** The wait before the next poll of a job found still running. */
   nextDelay(observation: RunningObservation): number {
     const extrapolated = extrapolate(observation.elapsedMs, observation.progress);
-    if (extrapolated !== undefined) {
-      // Aim a little past the extrapolated end, so the next poll is the last one.
-      const remaining = extrapolated - observation.elapsedMs;
-      return this.clamp(remaining * 1.1 + Math.max(this.minDelayMs, observation.elapsedMs * 0.02));
-    }
-    // No usable progress (queued, or not reported): back off geometrically.
-    return this.clamp(Math.max(observation.previousDelayMs * 1.5, observation.elapsedMs * 0.25));
+    // Aim a little past the extrapolated end, so the next poll is the last one; without usable
+    // progress (queued, or not reported), back off geometrically.
+    const planned =
+      extrapolated !== undefined
+        ? (extrapolated - observation.elapsedMs) * 1.1 + Math.max(this.minDelayMs, observation.elapsedMs * 0.02)
+        : Math.max(observation.previousDelayMs * 1.5, observation.elapsedMs * 0.25);
+    return this.clamp(Math.min(planned, this.tailCap(observation)));
+  }
+
+  /**
+   * The longest wait a job's typical duration allows: until that duration plus a tenth of it
+   * while the job is younger; past it, a tenth of it, growing by half at each further poll.
+   * A progress reading taken early (or one that counts a queue) can point far past the end, and
+   * a backoff from a first wait as long as the job's whole duration makes the tail jobs (a fifth
+   * of them, by the quantile) wait most of another duration to be seen done. Measured on the
+   * pipeline benchmark (transcribe → speak, 60 items): finished transcriptions were seen a
+   * median 15 s and up to 80 s late, the speech sent that much later.
+   */
+  private tailCap(observation: RunningObservation): number {
+    const typical = observation.typicalMs;
+    if (typical === undefined || !(typical > 0)) return Number.POSITIVE_INFINITY;
+    const tail = Math.max(this.minDelayMs, Math.max(typical, observation.elapsedMs) * TAIL_SHARE);
+    if (observation.elapsedMs < typical) return typical - observation.elapsedMs + tail;
+    // The wait that led here was the first (about the whole duration) or an earlier tail step.
+    return observation.previousDelayMs >= typical / 2 ? tail : Math.max(tail, observation.previousDelayMs * 1.5);
   }
 
   private track(key: string, kind: ResultKind): Track {
     let track = this.tracks.get(key);
-    if (!track) this.tracks.set(key, (track = { estimate: this.prior(kind), observations: 0, searching: true, silent: 0 }));
+    if (!track) this.tracks.set(key, (track = { estimate: this.prior(kind), observations: 0, searching: true, silent: 0, calibrated: false }));
     return track;
   }
 

@@ -81,6 +81,6 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
     first = false;
     if (final) return status;
     options.onProgress?.(status);
-    delay = estimator.nextDelay({ elapsedMs: elapsed, progress: status.progress, previousDelayMs: delay });
+    delay = estimator.nextDelay({ elapsedMs: elapsed, progress: status.progress, previousDelayMs: delay, typicalMs: estimator.settledMs(key) });
   }
 }

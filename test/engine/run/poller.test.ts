@@ -54,6 +54,30 @@ describe('poll estimator', () => {
     expect(delay).toBeLessThan(12_000);
   });
 
+  it('polls a job found running past its settled duration again after a tenth of that duration, growing by half each time', () => {
+    const estimator = new PollEstimator();
+    // Uncapped, a backoff from a first wait of 36 s would wait 54 s more.
+    expect(estimator.nextDelay({ elapsedMs: 36_000, progress: null, previousDelayMs: 36_000 })).toBe(54_000);
+    expect(estimator.nextDelay({ elapsedMs: 36_000, progress: null, previousDelayMs: 36_000, typicalMs: 36_000 })).toBe(3600);
+    expect(estimator.nextDelay({ elapsedMs: 39_600, progress: null, previousDelayMs: 3600, typicalMs: 36_000 })).toBe(5400);
+    // A tiny progress reading (0.5 % after 36 s: 7,200 s) is not trusted past the job's typical end.
+    expect(estimator.nextDelay({ elapsedMs: 36_000, progress: 0.5, previousDelayMs: 36_000, typicalMs: 36_000 })).toBe(3600);
+    // Younger than its typical duration: no later than that duration plus the tail step.
+    expect(estimator.nextDelay({ elapsedMs: 10_000, progress: 1, previousDelayMs: 10_000, typicalMs: 36_000 })).toBe(26_000 + 3600);
+  });
+
+  it('calibrates from the first progress reading of 10 % or more when the search ended on queued jobs', () => {
+    const estimator = new PollEstimator({ priorMs: () => 10_000 });
+    // Three jobs still queued at their early first polls: the search ends on the prior.
+    for (let i = 0; i < 3; i++) estimator.observeFirstPoll('task', 'text', 2000, false, 0);
+    expect(estimator.settledMs('task')).toBe(10_000);
+    // A reading just out of the queue says nothing.
+    estimator.observeFirstPoll('task', 'text', 10_000, false, 0.5);
+    expect(estimator.settledMs('task')).toBeLessThan(13_000); // one tracker step, not 2,000 s
+    estimator.observeFirstPoll('task', 'text', 10_000, false, 25);
+    expect(estimator.settledMs('task')).toBe(40_000);
+  });
+
   it('backs off, within its cap, when the job reports no progress', () => {
     const estimator = new PollEstimator({ maxDelayMs: 20_000 });
     expect(estimator.nextDelay({ elapsedMs: 8000, progress: 0, previousDelayMs: 8000 })).toBe(12_000);
