@@ -85,14 +85,22 @@ interface Workload {
   readonly seed: number;
 }
 
-async function withEmulator<T>(w: Workload, quoteRpm: number | null, action: (client: DeapiClient, elapsed: () => number) => Promise<T>): Promise<T> {
+/** Counts of the emulator's own (`GET /_emulator/stats`): price requests and 429s as the service saw them. */
+interface ServiceCounts {
+  readonly service_quotes: number;
+  readonly service_429: number;
+}
+
+async function withEmulator<T>(w: Workload, quoteRpm: number | null, action: (client: DeapiClient, elapsed: () => number) => Promise<T>): Promise<T & ServiceCounts> {
   const emulator = await startEmulator({
     config: { time_scale: w.timeScale, seed: w.seed, rate_limits: { quote: quoteRpm === null ? null : { rpm: quoteRpm } } },
   });
   const client = new DeapiClient({ apiKey: emulator.keys.api, baseUrl: emulator.url, clock: emulator.clock });
   try {
     const start = emulator.clock.now();
-    return await action(client, () => (emulator.clock.now() - start) / 1000);
+    const result = await action(client, () => (emulator.clock.now() - start) / 1000);
+    const stats = (await (await fetch(`${emulator.url}/_emulator/stats`)).json()) as { quotes: number; by_status: Record<string, number> };
+    return { ...result, service_quotes: stats.quotes, service_429: stats.by_status['429'] ?? 0 };
   } finally {
     await client.close();
     await emulator.close();
@@ -125,7 +133,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     process.stdout.write(`quote: ${w.n} files of 10–600 s, transcribe → speech, quote pool ${w.rpm}/min, time scale ${w.timeScale}\n`);
 
     const realStart = performance.now();
-    const { quote, virtualS, requestSpanS } = await withEmulator(w, w.rpm, async (client, elapsed) => {
+    const { quote, virtualS, requestSpanS, service_quotes: deflowQuotes, service_429: deflow429 } = await withEmulator(w, w.rpm, async (client, elapsed) => {
       // The span from the first price request to the last answer, apart from local work.
       const source = clientPriceSource(client);
       let first = Number.POSITIVE_INFINITY;
@@ -168,8 +176,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     printTable(
       ['quote', 'price requests', 'virtual s', 'of which requests', 'total point $', 'exact $', 'estimated $'],
       [
-        ['deflow', quote.price_requests, round(virtualS, 1), round(requestSpanS, 1), round(quote.total.point, 6), round(quote.total.exact, 6), round(quote.total.estimated.point, 6)],
-        ['naive', naive.requests, round(naive.virtualS, 1), round(naive.virtualS, 1), round(naive.total, 6), '', ''],
+        ['deflow', deflowQuotes, round(virtualS, 1), round(requestSpanS, 1), round(quote.total.point, 6), round(quote.total.exact, 6), round(quote.total.estimated.point, 6)],
+        ['naive', naive.service_quotes, round(naive.virtualS, 1), round(naive.virtualS, 1), round(naive.total, 6), '', ''],
       ],
     );
     process.stdout.write(
@@ -182,6 +190,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       time_scale: w.timeScale,
       quote_rpm: w.rpm,
       price_requests: quote.price_requests,
+      service_price_requests: deflowQuotes,
+      service_429: deflow429,
       classes,
       target_max_requests: classes * 4,
       virtual_s: round(virtualS, 1),
@@ -197,6 +207,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       total_low: quote.total.low,
       total_high: quote.total.high,
       naive_price_requests: naive.requests,
+      naive_service_price_requests: naive.service_quotes,
+      naive_service_429: naive.service_429,
       naive_virtual_s: round(naive.virtualS, 1),
       naive_total: round(naive.total, 6),
     };

@@ -1,11 +1,19 @@
 /**
- * Benchmark runner: `npm run bench -- NAME [args]`. Each benchmark lives in `bench/NAME.ts`,
- * exports `run(args): Promise<Record<string, unknown>>`, prints its human-readable figures,
- * and the runner prints the result as the last line: `{"bench":"NAME",…}`.
+ * Benchmark runner. `npm run bench -- NAME [args]` runs one benchmark: each lives in
+ * `bench/NAME.ts`, exports `run(args): Promise<Record<string, unknown>>`, prints its
+ * human-readable figures, and the runner prints the result as the last line:
+ * `{"bench":"NAME",…}`. `npm run bench` alone runs the suite (pipeline, governor, quote, and
+ * startup when present) and writes every figure, with the machine, the Node version and the
+ * commit, to `bench/results/<date>.json` (bench/_results.ts).
  */
-import { readdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BenchResults } from './_results.js';
+
+type Bench = { run(args: string[]): Promise<Record<string, unknown>> };
 
 const here = dirname(fileURLToPath(import.meta.url));
 const available = readdirSync(here)
@@ -13,12 +21,73 @@ const available = readdirSync(here)
   .map((f) => f.slice(0, -3))
   .sort();
 
+/** The suite `npm run bench` runs, with its arguments. */
+const SUITE: readonly (readonly [string, readonly string[]])[] = [
+  ['pipeline', []],
+  ['governor', ['--reps', '1']],
+  ['quote', []],
+  ['startup', []],
+];
+
 const [name, ...args] = process.argv.slice(2);
-if (!name || !available.includes(name)) {
-  process.stderr.write(`usage: npm run bench -- NAME [args]\navailable: ${available.join(', ') || '(none)'}\n`);
+if (name === undefined) {
+  await runSuite();
+  process.exit(0);
+}
+if (!available.includes(name)) {
+  process.stderr.write(`usage: npm run bench [-- NAME [args]]\navailable: ${available.join(', ') || '(none)'}\n`);
   process.exit(2);
 }
-const mod = (await import(`./${name}.js`)) as { run(args: string[]): Promise<Record<string, unknown>> };
+const mod = (await import(`./${name}.js`)) as Bench;
 const result = await mod.run(args);
 process.stdout.write(`${JSON.stringify({ bench: name, ...result })}\n`);
 process.exit(0);
+
+async function runSuite(): Promise<void> {
+  const started = new Date();
+  const loadStart = round2(loadavg()[0] ?? 0);
+  const benches: Record<string, Record<string, unknown>> = {};
+  for (const [bench, benchArgs] of SUITE) {
+    if (!available.includes(bench)) {
+      process.stdout.write(`(${bench}: not in bench/, skipped)\n`);
+      continue;
+    }
+    process.stdout.write(`\n== ${bench} ${benchArgs.join(' ')}\n`);
+    benches[bench] = await ((await import(`./${bench}.js`)) as Bench).run([...benchArgs]);
+  }
+  const cpu = cpus();
+  const results: BenchResults = {
+    format_version: 1,
+    started_at: started.toISOString(),
+    finished_at: new Date().toISOString(),
+    machine: {
+      cpu: cpu[0]?.model.trim() ?? 'unknown',
+      cpus: cpu.length,
+      memory_gib: Math.round(totalmem() / 2 ** 30),
+      os: `${osType()} ${release()}`,
+      load_start: loadStart,
+      load_end: round2(loadavg()[0] ?? 0),
+    },
+    node: process.version,
+    commit: gitCommit(),
+    benches,
+  };
+  // dist-bench/bench/run.js → the repository's bench/results.
+  const dir = resolve(here, '..', '..', 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${started.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`\nresults: ${file}\nnow \`npm run bench:readme\` puts them in the README\n`);
+}
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: here, encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
