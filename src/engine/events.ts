@@ -24,6 +24,22 @@ export interface EventError {
 
 export type RunStatus = 'done' | 'failed' | 'interrupted' | 'daily-limit' | 'over-budget' | 'refused';
 
+/**
+ * Why an item was skipped: its `if` is false (`condition`), its inputs failed the load-time
+ * checks and `--keep-going` left it out (`invalid`), or something it reads did not succeed
+ * (`upstream`). Only `condition` is a skip that a successful run may have.
+ */
+export type SkipKind = 'condition' | 'invalid' | 'upstream';
+
+/** A rate-limit pool whose daily window is used up, and the items that wait for it. */
+export interface DeferredPool {
+  readonly pool: string;
+  /** Clock ms when the daily window refills (`X-RateLimit-Daily-Reset`); null when unknown. */
+  readonly resetAt: number | null;
+  /** Items deferred to it in this session. */
+  readonly items: number;
+}
+
 /** An earlier session (`deflow run` invocation) of a resumed run, and what it spent. */
 export interface EarlierInvocation {
   /** Clock ms. */
@@ -119,14 +135,17 @@ export type RunEvent =
        */
       readonly unsaved?: { readonly cost: number; readonly earlier?: boolean };
     }
-  | { readonly type: 'item-skipped'; readonly ts: number; readonly node: NodeRef; readonly reason: string }
+  | { readonly type: 'item-skipped'; readonly ts: number; readonly node: NodeRef; readonly reason: string; readonly kind?: SkipKind }
+  /** Not submitted: its pool's daily window is used up until `resetAt` (a later run submits it, without paying twice for anything done). */
+  | { readonly type: 'item-deferred'; readonly ts: number; readonly node: NodeRef; readonly pool: string; readonly resetAt: number | null }
   /** A submission whose outcome cannot be known (intent journalled, no request_id): never resubmitted silently. */
   | { readonly type: 'item-unknown'; readonly ts: number; readonly node: NodeRef; readonly reason: string }
   /** A 429 closed the pool's window for `waitMs`. */
   | { readonly type: 'throttled'; readonly ts: number; readonly pool: string; readonly waitMs: number }
   /** The governor holds the pool's requests until its window refills (no 429: the pacing working). */
   | { readonly type: 'rate-wait'; readonly ts: number; readonly pool: string; readonly waitMs: number }
-  | { readonly type: 'daily-limit'; readonly ts: number; readonly pool: string; readonly resetAt: number | null }
+  /** A pool's daily window is used up: its items are deferred (or, with `wait`, wait for `resetAt`); other pools go on. */
+  | { readonly type: 'daily-limit'; readonly ts: number; readonly pool: string; readonly resetAt: number | null; readonly wait?: boolean }
   | { readonly type: 'warning'; readonly ts: number; readonly message: string }
   | {
       readonly type: 'run-finished';
@@ -144,6 +163,10 @@ export type RunEvent =
         readonly skipped: number;
         readonly unknown: number;
         readonly pending: number;
+        /** Items left for a later run by a used-up daily limit (counted in `pending`, too). */
+        readonly deferred?: number;
+        /** Items left out because their inputs failed the load-time checks (`--keep-going`; counted in `skipped`). */
+        readonly invalid?: number;
       };
       /** USD actually charged by the jobs of this run, in every session of it. */
       readonly spent: number;
@@ -157,6 +180,8 @@ export type RunEvent =
       readonly budget?: BudgetOutcome | null;
       /** A command that resumes the run, when it can be resumed. */
       readonly resumeCommand: string | null;
+      /** Pools whose daily window stopped some items, with when each refills. */
+      readonly deferred?: readonly DeferredPool[];
     };
 
 export type RunEventType = RunEvent['type'];

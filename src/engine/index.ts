@@ -1,4 +1,4 @@
-export type { EventError, NodeRef, RunEvent, RunEventSink, RunStatus } from './events.js';
+export type { DeferredPool, EventError, NodeRef, RunEvent, RunEventSink, RunStatus, SkipKind } from './events.js';
 export { runOpened } from './run-durably.js';
 export type { RunOutcome } from './run-workflow.js';
 export { RESUMABLE_STATUSES, STATE_DIR_NAME, assertRunId, attributeSpend, chargedJobs, listRuns, openDurableRun, readInvocations, readJournal, replayRunState, resolveStateDir, runPaths, stateLayout, summariseProgress } from './journal/index.js';

@@ -16,7 +16,7 @@ import type { WebhookHint } from './webhooks/index.js';
 import { readRunWebhookSecret, startWebhookHints, type WebhookHints } from './webhooks/index.js';
 
 /** Options of {@link runOpened}: those of `runWorkflow` that the journal does not decide. */
-export interface RunOpenedOptions extends Omit<RunWorkflowOptions, 'recorder' | 'cache' | 'seed' | 'resumed' | 'runId' | 'resumeCommand' | 'webhooks' | 'earlier'> {
+export interface RunOpenedOptions extends Omit<RunWorkflowOptions, 'recorder' | 'cache' | 'seed' | 'resumed' | 'runId' | 'resumeCommand' | 'webhooks' | 'earlier' | 'dailyWindows'> {
   /** `--no-cache` passes false. @default true */
   readonly useCache?: boolean;
   /** The command that resumes the run, for reports. */
@@ -108,6 +108,7 @@ export async function runOpened(durable: DurableRun, options: RunOpenedOptions):
       seed: durable.seeds,
       resumed: durable.resumed,
       earlier: durable.earlier,
+      ...(durable.plan === null ? {} : { dailyWindows: durable.plan.dailyWindows }),
       resumeCommand: resumeCommand ?? null,
       webhooks: hints === undefined ? null : { fields: hints.fields, wakeups: hints.wakeups },
     });

@@ -12,7 +12,8 @@ import { createBlobStore } from './cache/index.js';
 import { BudgetGuard } from './run/index.js';
 import { type CacheLookup, NO_CACHE } from './cache/index.js';
 import { ConcurrencyController } from './run/index.js';
-import type { BudgetOutcome, EarlierInvocation, RunEventSink, RunStatus } from './events.js';
+import type { BudgetOutcome, DeferredPool, EarlierInvocation, RunEventSink, RunStatus } from './events.js';
+import { DailyDeferrals } from './run/index.js';
 import type { JobContext, RunWebhooks } from './run/index.js';
 import { createScopeBuilder } from './run/index.js';
 import { PollEstimator, type PollEstimatorOptions } from './run/index.js';
@@ -78,6 +79,15 @@ export interface RunWorkflowOptions {
   readonly webhooks?: RunWebhooks | null;
   /** Submissions between their intent and their answer at once. @default DEFAULT_SUBMIT_WINDOW */
   readonly submitWindow?: number;
+  /**
+   * `--keep-going`: items left out because their inputs failed the load-time checks (from
+   * `validateWorkflow`'s `excluded`), each skipped with its reason; their dependents are skipped.
+   */
+  readonly excluded?: readonly { readonly step: string; readonly index: number; readonly reason: string }[];
+  /** `--wait-daily`: wait for a used-up daily window to refill instead of deferring its pool's items. @default false */
+  readonly waitDaily?: boolean;
+  /** Daily windows an earlier session found used up (pool → clock ms it refills): nothing is sent to them before. */
+  readonly dailyWindows?: ReadonlyMap<string, number>;
 }
 
 /** Seams for benchmarks, not part of the public API (src/index.ts does not export this type). */
@@ -109,6 +119,8 @@ export interface RunOutcome {
   readonly quote: Quote | null;
   /** What stopped the run, when an error did (a refusal, a daily limit, a recorder failure). */
   readonly error?: unknown;
+  /** Pools whose daily window deferred items in this session, with when each refills. */
+  readonly deferred: readonly DeferredPool[];
 }
 
 const DEFAULT_GRACE_MS = 15_000;
@@ -190,6 +202,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     stepKeys: new Map(),
     window: new SubmitWindow(options.submitWindow),
     webhooks: options.webhooks ?? null,
+    daily: new DailyDeferrals({ clock, sink, windows: options.dailyWindows, wait: options.waitDaily ?? false }),
   };
   const concurrency =
     options.stepLimit === undefined
@@ -197,7 +210,8 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
       : new ConcurrencyController(null, { global: options.concurrency, unthrottled: options.stepLimit });
   const scheduler = new Scheduler(ctx, concurrency, ctx.stepKeys, options.runners);
   try {
-    if (seeds.length > 0) await scheduler.seed(seeds);
+    const invalid = (options.excluded ?? []).map((e) => ({ state: 'invalid' as const, step: e.step, k: e.index, reason: e.reason }));
+    if (seeds.length + invalid.length > 0) await scheduler.seed([...seeds, ...invalid]);
     await scheduler.run();
   } finally {
     grace.abort();
@@ -214,6 +228,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     verdict = decideOutcome('fatal', state.counts, state.accepted);
   }
   const counts = { ...state.counts, pending: state.pending };
+  const deferred = ctx.daily?.summary() ?? [];
   const running = state.running;
   // An over-budget run is resumable too, but with a higher cap: the CLI says how.
   const resumable = verdict.status === 'interrupted' || verdict.status === 'daily-limit';
@@ -234,6 +249,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     quotedHigh: quote === null ? null : round6(quote.total.high),
     budget: budgetOutcome,
     resumeCommand: resumable ? (options.resumeCommand ?? null) : null,
+    deferred,
   });
   return {
     runId,
@@ -244,6 +260,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     spentEarlier: round6(earlier.spent),
     budget: budgetOutcome,
     quote,
+    deferred,
     ...(error === undefined ? {} : { error }),
   };
 }

@@ -1,20 +1,21 @@
 import { writeChunksAtomic } from './atomic-write.js';
 import { ReportWriteError } from './report-write-error.js';
-import type { ReportItem, ReportStepSummary, RunReportSource, RunReportSummary } from './run-report-types.js';
+import type { ReportCounts, ReportItem, ReportStepSummary, RunReportSource, RunReportSummary } from './run-report-types.js';
 import { escapeXmlAttribute as attr, escapeXmlText as text } from './xml-escape.js';
 
 /**
  * `--junit report.xml`: one `<testsuite>` per step (named by step id), one `<testcase>` per
  * item (`classname` = the workflow file, `name` = `step[index] key`). Failed and unknown items
- * get `<failure type="<error code>">`; skipped items, and items the run never finished, get
- * `<skipped>`; the `request_id` and output paths go to `<system-out>`. Times are in seconds.
+ * get `<failure type="<error code>">`, and so does every item skipped for a problem: left out
+ * as invalid (`--keep-going`, `type="E_ITEM_INVALID"`) or blocked by an upstream item that did
+ * not succeed (`type="E_ITEM_BLOCKED"`); items skipped by their `if`, deferred by a daily
+ * limit, or that the run never finished get `<skipped>`; the `request_id` and output paths go to `<system-out>`. Times are in seconds.
  */
 export function* renderJUnit(source: RunReportSource): Iterable<string> {
   const summary = source.summary();
   const { totals } = summary;
-  const notRun = totals.skipped + totals.pending;
   yield '<?xml version="1.0" encoding="UTF-8"?>\n';
-  yield `<testsuites name="${attr(summary.workflow_name || summary.workflow)}" tests="${totals.items}" failures="${totals.failed + totals.unknown}" errors="0" skipped="${notRun}" time="${seconds(summary.duration_ms)}">\n`;
+  yield `<testsuites name="${attr(summary.workflow_name || summary.workflow)}" tests="${totals.items}" failures="${failing(totals)}" errors="0" skipped="${notRun(totals)}" time="${seconds(summary.duration_ms)}">\n`;
   const run = runProperties(summary);
   for (const step of summary.steps) {
     yield openSuite(step);
@@ -61,7 +62,17 @@ function usd(value: number): string {
 function openSuite(step: ReportStepSummary): string {
   const { counts } = step;
   // A suite's time is the wall-clock span of its items: they ran in parallel, so a sum would overstate it.
-  return `  <testsuite name="${attr(step.id)}" tests="${counts.items}" failures="${counts.failed + counts.unknown}" errors="0" skipped="${counts.skipped + counts.pending}" time="${seconds(step.duration_ms)}">\n`;
+  return `  <testsuite name="${attr(step.id)}" tests="${counts.items}" failures="${failing(counts)}" errors="0" skipped="${notRun(counts)}" time="${seconds(step.duration_ms)}">\n`;
+}
+
+/** Failing cases: failed, unknown, and skipped for a problem (invalid input, an upstream item that did not succeed). */
+function failing(counts: ReportCounts): number {
+  return counts.failed + counts.unknown + counts.invalid + counts.blocked;
+}
+
+/** Skipped cases: skipped by an `if`, and not finished (deferred included). */
+function notRun(counts: ReportCounts): number {
+  return counts.skipped - counts.invalid - counts.blocked + counts.pending;
 }
 
 function renderCase(workflow: string, stepId: string, item: ReportItem, runStatus: string): string {
@@ -79,8 +90,14 @@ function renderCase(workflow: string, stepId: string, item: ReportItem, runStatu
       `attempts: ${item.attempts}`,
     ].filter((line) => line !== '');
     body.push(`      <failure type="${attr(error.code)}" message="${attr(error.message)}">${text(details.join('\n'))}</failure>\n`);
+  } else if (item.status === 'skipped' && (item.skip_kind === 'invalid' || item.skip_kind === 'upstream')) {
+    const type = item.skip_kind === 'invalid' ? 'E_ITEM_INVALID' : 'E_ITEM_BLOCKED';
+    const message = `skipped: ${item.skip_reason ?? 'skipped'}`;
+    body.push(`      <failure type="${type}" message="${attr(message)}">${text(message)}</failure>\n`);
   } else if (item.status === 'skipped') {
     body.push(`      <skipped message="${attr(item.skip_reason ?? 'skipped')}"/>\n`);
+  } else if (item.status === 'deferred') {
+    body.push(`      <skipped message="${attr(`deferred: ${item.skip_reason ?? 'a daily limit'}`)}"/>\n`);
   } else if (item.status === 'pending' || item.status === 'running') {
     body.push(`      <skipped message="${attr(`not finished: the run ended with status ${runStatus}`)}"/>\n`);
   }

@@ -74,9 +74,17 @@ export function renderMarkdownSummary(source: RunReportSource, options: Markdown
     for (const step of summary.steps) {
       for (const item of source.items(step.id, (status) => status === 'skipped')) {
         const reason = item.skip_reason === null ? '' : `: ${escapeMarkdown(truncateText(item.skip_reason, maxMessage))}`;
-        if (!out.push(`- ${itemLabel(step.id, item)}${reason}`)) return finish();
+        const kind = item.skip_kind === 'invalid' ? ' (left out: invalid input)' : '';
+        if (!out.push(`- ${itemLabel(step.id, item)}${kind}${reason}`)) return finish();
         shown += 1;
       }
+    }
+  }
+  if (summary.deferred.length > 0) {
+    if (!out.push('', `### Deferred by a daily limit (${totals.deferred})`, '')) return finish();
+    for (const pool of summary.deferred) {
+      const until = pool.reset_at === null ? 'its reset time is unknown' : `until ${pool.reset_at}`;
+      if (!out.push(`- ${codeSpan(pool.pool)}: ${pool.items} item${pool.items === 1 ? '' : 's'}, ${until}; a run after the reset finishes them`)) return finish();
     }
   }
   if (summary.warnings.length > 0) {

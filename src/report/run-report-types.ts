@@ -1,4 +1,4 @@
-import type { RunStatus } from '../engine/index.js';
+import type { RunStatus, SkipKind } from '../engine/index.js';
 
 /*
  * The shape of `--report run.json` (format_version 1). Keys are snake_case, like every
@@ -11,9 +11,10 @@ import type { RunStatus } from '../engine/index.js';
  * `running` means submitted (a `request_id` may be known) but not finished when the report
  * was written; `pending` means never started; `unsaved` means paid, not saved (the job is
  * done and paid for, its result could not be fetched or written: a re-run fetches it again,
- * never pays again), counted among the failed items.
+ * never pays again), counted among the failed items; `deferred` means not submitted because
+ * its pool's daily window was used up (a later run submits it; `skip_reason` says until when).
  */
-export type ItemStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped' | 'unknown' | 'unsaved';
+export type ItemStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped' | 'unknown' | 'unsaved' | 'deferred';
 
 /** `incomplete`: the report was written without a `run-finished` event (deflow crashed or was killed). */
 export type ReportRunStatus = RunStatus | 'running' | 'incomplete';
@@ -45,8 +46,13 @@ export interface ReportItem {
   readonly outputs: readonly string[];
   /** Failed and unknown items. */
   readonly error: ReportError | null;
-  /** Skipped items: why (for instance the upstream item that failed). */
+  /** Skipped items: why (for instance the upstream item that failed); deferred items: which daily window, until when. */
   readonly skip_reason: string | null;
+  /**
+   * Skipped items: `condition` (its `if` is false), `invalid` (its inputs failed the load-time
+   * checks: left out by `--keep-going`), `upstream` (something it reads did not succeed).
+   */
+  readonly skip_kind: SkipKind | null;
   /** Submissions made for this item (0 when cached or never submitted). */
   readonly attempts: number;
 }
@@ -65,8 +71,14 @@ export interface ReportCounts {
   readonly unsaved: number;
   readonly skipped: number;
   readonly unknown: number;
-  /** Not finished: never started or still running. */
+  /** Not finished: never started, still running, or deferred. */
   readonly pending: number;
+  /** Of `pending`: deferred to a daily window's reset. */
+  readonly deferred: number;
+  /** Of `skipped`: left out because their inputs failed the load-time checks (`--keep-going`). */
+  readonly invalid: number;
+  /** Of `skipped`: skipped because something they read did not succeed. */
+  readonly blocked: number;
 }
 
 export interface ReportTotals extends ReportCounts {
@@ -166,6 +178,8 @@ export interface RunReportSummary {
   /** The budget, when the run had one. */
   readonly budget: ReportBudget | null;
   readonly daily_limit: { readonly pool: string; readonly reset_at: string | null } | null;
+  /** Every pool whose used-up daily window deferred items of this session, with when it refills. */
+  readonly deferred: readonly { readonly pool: string; readonly reset_at: string | null; readonly items: number }[];
   /** The first warnings of the run (capped; see `warnings_dropped`). */
   readonly warnings: readonly string[];
   readonly warnings_dropped: number;

@@ -88,6 +88,13 @@ export class RunReportBuilder implements RunReportSource {
         const { step, index } = this.locate(event.node);
         this.settle(step, index, STATUS.skipped, event.ts, null);
         step.skipReasons.set(index, event.reason);
+        step.setSkipKind(index, event.kind ?? 'upstream');
+        return;
+      }
+      case 'item-deferred': {
+        const { step, index } = this.locate(event.node);
+        step.setStatus(index, STATUS.deferred);
+        step.skipReasons.set(index, `the daily limit of ${event.pool} is used up${event.resetAt === null ? '' : ` until ${new Date(event.resetAt).toISOString()}`}; a later run submits it`);
         return;
       }
       case 'item-unknown': {
@@ -136,6 +143,7 @@ export class RunReportBuilder implements RunReportSource {
       budget: this.budget(),
       daily_limit:
         this.dailyLimit === null ? null : { pool: this.dailyLimit.pool, reset_at: isoOrNull(this.dailyLimit.resetAt) },
+      deferred: (this.finished?.deferred ?? []).map((d) => ({ pool: d.pool, reset_at: isoOrNull(d.resetAt), items: d.items })),
       warnings: [...this.warnings],
       warnings_dropped: this.warningsDropped,
       totals,
@@ -290,9 +298,9 @@ function summarizeStep(step: StepRecord): ReportStepSummary {
 }
 
 function sumTotals(steps: readonly ReportStepSummary[]): ReportTotals {
-  const totals = { items: 0, done: 0, cached: 0, failed: 0, unsaved: 0, skipped: 0, unknown: 0, pending: 0, cost_quoted: 0, cost_actual: 0 };
+  const totals = { items: 0, done: 0, cached: 0, failed: 0, unsaved: 0, skipped: 0, unknown: 0, pending: 0, deferred: 0, invalid: 0, blocked: 0, cost_quoted: 0, cost_actual: 0 };
   for (const step of steps) {
-    for (const key of ['items', 'done', 'cached', 'failed', 'unsaved', 'skipped', 'unknown', 'pending'] as const) {
+    for (const key of ['items', 'done', 'cached', 'failed', 'unsaved', 'skipped', 'unknown', 'pending', 'deferred', 'invalid', 'blocked'] as const) {
       totals[key] += step.counts[key];
     }
     totals.cost_quoted += Math.round(step.cost_quoted * 1e6);

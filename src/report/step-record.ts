@@ -1,8 +1,8 @@
-import type { EventError } from '../engine/index.js';
+import type { EventError, SkipKind } from '../engine/index.js';
 import type { ItemStatus, ReportCounts, ReportError, ReportItem } from './run-report-types.js';
 
-const STATUSES: readonly ItemStatus[] = ['pending', 'running', 'done', 'failed', 'skipped', 'unknown', 'unsaved'];
-export const STATUS = { pending: 0, running: 1, done: 2, failed: 3, skipped: 4, unknown: 5, unsaved: 6 } as const;
+const STATUSES: readonly ItemStatus[] = ['pending', 'running', 'done', 'failed', 'skipped', 'unknown', 'unsaved', 'deferred'];
+export const STATUS = { pending: 0, running: 1, done: 2, failed: 3, skipped: 4, unknown: 5, unsaved: 6, deferred: 7 } as const;
 export type StatusCode = (typeof STATUS)[keyof typeof STATUS];
 
 /**
@@ -24,8 +24,10 @@ export class StepRecord {
   readonly outputs: (readonly string[] | undefined)[] = [];
   readonly errors = new Map<number, EventError>();
   readonly skipReasons = new Map<number, string>();
+  /** Why each skipped item was skipped. */
+  readonly skipKinds = new Map<number, SkipKind>();
   /** Items per status code, kept in step with `status`. */
-  readonly counts = [0, 0, 0, 0, 0, 0, 0];
+  readonly counts = [0, 0, 0, 0, 0, 0, 0, 0];
   cachedCount = 0;
 
   constructor(
@@ -85,8 +87,23 @@ export class StepRecord {
       unsaved: c[STATUS.unsaved]!,
       skipped: c[STATUS.skipped]!,
       unknown: c[STATUS.unknown]!,
-      pending: c[STATUS.pending]! + c[STATUS.running]!,
+      pending: c[STATUS.pending]! + c[STATUS.running]! + c[STATUS.deferred]!,
+      deferred: c[STATUS.deferred]!,
+      invalid: this.countSkips('invalid'),
+      blocked: this.countSkips('upstream'),
     };
+  }
+
+  /** Sets why item `index` is skipped (or forgets it when it is no longer skipped). */
+  setSkipKind(index: number, kind: SkipKind | undefined): void {
+    if (kind === undefined) this.skipKinds.delete(index);
+    else this.skipKinds.set(index, kind);
+  }
+
+  private countSkips(kind: SkipKind): number {
+    let n = 0;
+    for (const [index, k] of this.skipKinds) if (k === kind && this.status[index] === STATUS.skipped) n++;
+    return n;
   }
 
   /** Sums of the known quoted and actual costs, in whole micro-dollars then USD (no float noise). */
@@ -139,6 +156,7 @@ export class StepRecord {
       outputs: this.outputs[index] ?? [],
       error: error === undefined ? null : toReportError(error),
       skip_reason: this.skipReasons.get(index) ?? null,
+      skip_kind: this.status[index] === STATUS.skipped ? (this.skipKinds.get(index) ?? null) : null,
       attempts: this.attempts[index]!,
     };
   }

@@ -4,7 +4,7 @@
  */
 export type { EdgeKind, EdgeOrigin, StepEdge } from './graph/analyze-steps.js';
 export { expandGraph, type ExpandGraphOptions, resolveOutputDir } from './graph/expand-graph.js';
-export { type GraphStep, JobGraph, type NodeRef, type ResultLookup, type StepResult } from './graph/job-graph.js';
+export { type GraphStep, itemKeyOf, JobGraph, type NodeRef, type ResultLookup, type StepResult } from './graph/job-graph.js';
 export { evaluateCondition, type ExpressionScope, gatherResults, type PreparedScope, prepareScope, renderTemplate, renderValue } from './expressions/evaluate.js';
 export { STEP_RESULT_FIELDS } from './expressions/known-properties.js';
 export { contextsOf, staticValue } from './expressions/static-value.js';
@@ -25,4 +25,4 @@ export type * from './types.js';
 export { buildPlan, type Plan, type PlanStep } from './validate/build-plan.js';
 export { type LoadedWorkflow, loadWorkflow, type LoadWorkflowOptions } from './validate/load-workflow.js';
 export { type ValidateOptions, type ValidationResult, validateWorkflow } from './validate/validate-workflow.js';
-export { WORKFLOW_CODES, type WorkflowCode, WorkflowError, WorkflowInvalidError, type WorkflowLocation, type WorkflowProblemJson } from './workflow-error.js';
+export { type ProblemItem, WORKFLOW_CODES, type WorkflowCode, WorkflowError, WorkflowInvalidError, type WorkflowLocation, type WorkflowProblemJson } from './workflow-error.js';

@@ -102,6 +102,11 @@ export interface StepDef extends StepSettings {
   readonly needs: readonly { readonly id: string; readonly path: DocPath }[];
   readonly if?: Condition;
   readonly save?: Template;
+  /**
+   * For a step that gathers a fanned-out step: `all` (default) runs only when every item of
+   * it succeeded; `partial` runs over the items that did (`steps.<id>.missing` names the rest).
+   */
+  readonly gather: 'all' | 'partial';
 }
 
 /** A workflow as loaded: typed, with positions kept for errors. */
@@ -117,6 +122,11 @@ export interface Workflow {
   readonly description?: string;
   readonly inputs: ReadonlyMap<string, InputDef>;
   readonly defaults: StepSettings;
+  /**
+   * `defaults.keep_going`: items whose inputs fail the load-time checks are left out of the
+   * run (each reported), instead of refusing the whole workflow. @default false
+   */
+  readonly keepGoing: boolean;
   readonly budget: { readonly maxCost?: number };
   /** Output folder template (relative to `dir`; may use `inputs`). @default 'out' */
   readonly output: Template;

@@ -20,12 +20,12 @@ function count(xml: string, pattern: RegExp): number {
 describe('renderJUnit', () => {
   it('writes one testsuite per step and one testcase per item', () => {
     const xml = sampleXml();
-    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="Podcast" tests="6" failures="2" errors="0" skipped="1" time="2.500">\n')).toBe(true);
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="Podcast" tests="6" failures="3" errors="0" skipped="0" time="2.500">\n')).toBe(true);
     expect(count(xml, /<testsuite /g)).toBe(2);
     expect(count(xml, /<\/testsuite>/g)).toBe(2);
     expect(count(xml, /<testcase /g)).toBe(6);
     expect(xml).toContain('<testsuite name="transcribe" tests="3" failures="1" errors="0" skipped="0" time="1.180">');
-    expect(xml).toContain('<testsuite name="speak" tests="3" failures="1" errors="0" skipped="1" time="1.100">');
+    expect(xml).toContain('<testsuite name="speak" tests="3" failures="2" errors="0" skipped="0" time="1.100">');
     expect(xml.trimEnd().endsWith('</testsuites>')).toBe(true);
   });
 
@@ -42,15 +42,15 @@ describe('renderJUnit', () => {
     ]);
   });
 
-  it('marks failed and unknown items as failures typed by error code, skipped as skipped, request ids in system-out', () => {
+  it('marks failed and unknown items, and items an upstream failure blocked, as failures; request ids in system-out', () => {
     const xml = sampleXml();
-    expect(count(xml, /<failure /g)).toBe(2);
+    expect(count(xml, /<failure /g)).toBe(3);
     expect(xml).toContain(
       '<failure type="E_JOB_FAILED" message="the job failed">code: E_JOB_FAILED\nmessage: the job failed\njob_error_code: WORKER_ERROR\nreason: PROCESSING_FAILED\nretryable: false\nattempts: 1</failure>',
     );
     expect(xml).toContain('<failure type="E_JOB_UNKNOWN" message="outcome unknown: connection reset while submitting">');
-    expect(count(xml, /<skipped /g)).toBe(1);
-    expect(xml).toContain('<skipped message="upstream transcribe[1] failed"/>');
+    expect(count(xml, /<skipped /g)).toBe(0);
+    expect(xml).toContain('<failure type="E_ITEM_BLOCKED" message="skipped: upstream transcribe[1] failed">skipped: upstream transcribe[1] failed</failure>');
     expect(xml).toContain('<system-out>request_id: req-t1</system-out>');
     expect(xml).toContain('<system-out>request_id: req-s0b\noutput: out/speak/a.mp3</system-out>');
   });

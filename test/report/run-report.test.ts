@@ -47,6 +47,9 @@ describe('RunReportBuilder', () => {
       skipped: 1,
       unknown: 1,
       pending: 0,
+      deferred: 0,
+      invalid: 0,
+      blocked: 1,
       cost_quoted: 0.25,
       cost_actual: 0.1875,
     });
@@ -61,9 +64,9 @@ describe('RunReportBuilder', () => {
       cost_actual: 0.0625,
       started_at: '2026-01-02T03:04:05.020Z',
       finished_at: '2026-01-02T03:04:06.200Z',
-      counts: { items: 3, done: 2, cached: 1, failed: 1, unsaved: 0, skipped: 0, unknown: 0, pending: 0 },
+      counts: { items: 3, done: 2, cached: 1, failed: 1, unsaved: 0, skipped: 0, unknown: 0, pending: 0, deferred: 0, invalid: 0, blocked: 0 },
     });
-    expect(speak?.counts).toEqual({ items: 3, done: 1, cached: 0, failed: 0, unsaved: 0, skipped: 1, unknown: 1, pending: 0 });
+    expect(speak?.counts).toEqual({ items: 3, done: 1, cached: 0, failed: 0, unsaved: 0, skipped: 1, unknown: 1, pending: 0, deferred: 0, invalid: 0, blocked: 1 });
     expect(transcribe?.items.map((i) => i.index)).toEqual([0, 1, 2]);
   });
 
@@ -83,6 +86,7 @@ describe('RunReportBuilder', () => {
       outputs: ['out/transcribe/a.txt'],
       error: null,
       skip_reason: null,
+      skip_kind: null,
       attempts: 1,
     });
     expect(transcribe?.items[1]).toMatchObject({
@@ -94,7 +98,7 @@ describe('RunReportBuilder', () => {
     });
     expect(transcribe?.items[2]).toMatchObject({ status: 'done', cached: true, cost_actual: 0, cost_quoted: null, attempts: 0, request_id: null });
     expect(speak?.items[0]).toMatchObject({ status: 'done', request_id: 'req-s0b', attempts: 2, duration_ms: 1000 });
-    expect(speak?.items[1]).toMatchObject({ status: 'skipped', skip_reason: 'upstream transcribe[1] failed', error: null });
+    expect(speak?.items[1]).toMatchObject({ status: 'skipped', skip_reason: 'upstream transcribe[1] failed', skip_kind: 'upstream', error: null });
     expect(speak?.items[2]).toMatchObject({
       status: 'unknown',
       request_id: null,

@@ -89,6 +89,11 @@ export class JournalRecorder implements StateRecorder {
     await this.journal.append({ t: 'skipped', node: this.name(node), reason });
   }
 
+  async deferred(node: RecordedNode, pool: string, resetAt: number | null): Promise<void> {
+    this.lastStatus.delete(node.id);
+    await this.journal.append({ t: 'deferred', node: this.name(node), pool, reset_at: resetAt });
+  }
+
   async unknown(node: RecordedNode, reason: string): Promise<void> {
     this.lastStatus.delete(node.id);
     await this.journal.append({ t: 'unknown', node: this.name(node), reason });

@@ -115,6 +115,18 @@ export interface CachedEntry {
   readonly cache_key: string;
 }
 
+/**
+ * Not submitted: the daily window of `pool` is used up until `reset_at` (clock ms, null when
+ * the service did not say). A later run submits the node, and sends nothing to `pool` before
+ * `reset_at`.
+ */
+export interface DeferredEntry {
+  readonly t: 'deferred';
+  readonly node: string;
+  readonly pool: string;
+  readonly reset_at: number | null;
+}
+
 export interface UnknownEntry {
   readonly t: 'unknown';
   readonly node: string;
@@ -139,6 +151,7 @@ export type JournalEntry =
   | FailedEntry
   | SkippedEntry
   | CachedEntry
+  | DeferredEntry
   | UnknownEntry
   | EndEntry;
 
@@ -169,6 +182,7 @@ export const RECORD_TYPES: ReadonlySet<string> = new Set<JournalRecordType>([
   'failed',
   'skipped',
   'cached',
+  'deferred',
   'unknown',
   'end',
 ]);

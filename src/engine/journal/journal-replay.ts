@@ -113,7 +113,7 @@ function corruptError(path: string, line: number): DeflowError {
  * Where a node stands after replay. `unknown`: submitted or not, nobody can tell. `paid`: the
  * job is done and paid for, its result not (yet) saved; never submitted again.
  */
-export type NodePhase = 'unknown' | 'submitted' | 'paid' | 'done' | 'failed' | 'skipped' | 'cached';
+export type NodePhase = 'unknown' | 'submitted' | 'paid' | 'done' | 'failed' | 'skipped' | 'cached' | 'deferred';
 
 export interface NodeState {
   readonly node: string;
@@ -246,6 +246,10 @@ function applyRecord(node: MutableNode, record: Exclude<JournalRecord, { t: 'run
       if (node.phase === 'paid') return; // paid stays paid
       node.phase = record.t;
       node.reason = record.reason;
+      break;
+    case 'deferred':
+      node.phase = 'deferred';
+      node.reason = `the daily limit of ${record.pool} is used up${record.reset_at === null ? '' : ` until ${new Date(record.reset_at).toISOString()}`}`;
       break;
   }
   node.last = record;

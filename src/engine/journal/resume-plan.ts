@@ -71,6 +71,8 @@ export interface ResumeCounts {
   retried: number;
   /** Skipped or withdrawn: re-evaluated. */
   skipped: number;
+  /** Deferred by a daily limit: submitted once its pool's window refills. */
+  deferred: number;
   /** Journal nodes that are no longer part of the workflow. */
   stale: number;
 }
@@ -85,6 +87,11 @@ export interface ResumePlan {
   readonly unknowns: readonly UnknownNode[];
   /** Paid nodes whose result is not saved (a new run of the workflow carries them over). */
   readonly paid: readonly PaidNode[];
+  /**
+   * Daily windows the journal knows are used up: pool → clock ms when it refills (the latest
+   * `reset_at` of its deferred nodes). A resumed run sends nothing to a pool before then.
+   */
+  readonly dailyWindows: ReadonlyMap<string, number>;
 }
 
 export interface PlanResumeOptions {
@@ -95,7 +102,8 @@ export interface PlanResumeOptions {
 
 /** Decides what a resumed run does with each node of a replayed journal. */
 export function planResume(run: ReplayedRun, options: PlanResumeOptions): ResumePlan {
-  const counts: ResumeCounts = { done: 0, cached: 0, submitted: 0, paid: 0, lost: 0, unknown: 0, resubmitted: 0, failed: 0, retried: 0, skipped: 0, stale: 0 };
+  const counts: ResumeCounts = { done: 0, cached: 0, submitted: 0, paid: 0, lost: 0, unknown: 0, resubmitted: 0, failed: 0, retried: 0, skipped: 0, deferred: 0, stale: 0 };
+  const dailyWindows = new Map<string, number>();
   const done: { order: number; seed: ResumeSeed }[] = [];
   const failed: ResumeSeed[] = [];
   const unknown: ResumeSeed[] = [];
@@ -174,11 +182,18 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
       case 'cached': // a hit whose done record was lost: looked up again
         counts.skipped++;
         break;
+      case 'deferred': {
+        // Evaluated again; its pool's window is kept so nothing is sent into it before it refills.
+        const record = node.last as RecordOf<'deferred'>;
+        counts.deferred++;
+        if (record.reset_at !== null) dailyWindows.set(record.pool, Math.max(dailyWindows.get(record.pool) ?? 0, record.reset_at));
+        break;
+      }
     }
   }
   // Later steps first: an upstream result then keeps only the readers that still run.
   done.sort((a, b) => b.order - a.order);
-  return { seeds: [...done.map((d) => d.seed), ...failed, ...unknown, ...polled], cacheKeys, counts, unknowns, paid };
+  return { seeds: [...done.map((d) => d.seed), ...failed, ...unknown, ...polled], cacheKeys, counts, unknowns, paid, dailyWindows };
 }
 
 /** What the engine does with a paid node: fetch its result again, or report it lost. */

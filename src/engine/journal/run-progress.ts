@@ -22,6 +22,8 @@ export interface StepProgress {
   withdrawn: number;
   /** Paid, not saved: a re-run fetches the result again (never pays again). */
   unsaved: number;
+  /** Waiting for its pool's daily window to refill: submitted by a run after the reset. */
+  deferred: number;
   /** USD charged by the done items, as far as the journal knows. */
   cost: number;
 }
@@ -46,7 +48,7 @@ export function summariseProgress(run: ReplayedRun): RunProgress {
     const id = node.step ?? stepOf(node.node);
     let step = steps.get(id);
     if (step === undefined) {
-      step = { step: id, done: 0, cached: 0, running: 0, unknown: 0, failed: 0, skipped: 0, withdrawn: 0, unsaved: 0, cost: 0 };
+      step = { step: id, done: 0, cached: 0, running: 0, unknown: 0, failed: 0, skipped: 0, withdrawn: 0, unsaved: 0, deferred: 0, cost: 0 };
       steps.set(id, step);
     }
     if (node.phase === 'paid') {
@@ -88,6 +90,9 @@ function count(step: StepProgress, node: NodeState, unknowns: { node: string; re
       step.failed++;
       return (node.last as RecordOf<'failed'>).retryable ? 1 : 0;
     }
+    case 'deferred':
+      step.deferred++;
+      return 1;
     case 'skipped':
     case 'cached':
       if (node.reason?.startsWith(WITHDRAWN_PREFIX)) {

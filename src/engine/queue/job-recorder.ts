@@ -143,5 +143,8 @@ export class DispatchRecorder implements StateRecorder {
     this.of(node).result = { outcome: 'unknown', reason };
   }
 
+  /** Not reached: a worker's jobs stop on a daily limit and go back to the queue, delayed until it refills (queue-worker.ts). */
+  async deferred(): Promise<void> {}
+
   async finished(_status: RunStatus): Promise<void> {}
 }

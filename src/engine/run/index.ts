@@ -1,4 +1,5 @@
 export { BudgetGuard } from './budget-guard.js';
+export { DailyDeferrals } from './daily-deferrals.js';
 export { toEventError } from './job-errors.js';
 export { ConcurrencyController } from './concurrency-controller.js';
 export type { ConcurrencyOptions } from './concurrency-controller.js';

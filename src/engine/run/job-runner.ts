@@ -32,6 +32,7 @@ import type { SubmitGate } from './submit-gate.js';
 import type { SubmitWindow } from './submit-window.js';
 import type { JobWakeups } from '../webhooks/index.js';
 import type { EventError } from '../events.js';
+import type { DailyDeferrals } from './daily-deferrals.js';
 
 /** Everything the jobs of one run share. */
 export interface JobContext {
@@ -59,6 +60,11 @@ export interface JobContext {
   readonly window: SubmitWindow;
   /** `--webhook-url`: fields added to submissions, and the waits a delivery cuts short. */
   readonly webhooks: RunWebhooks | null;
+  /**
+   * Pools whose daily window is used up: their nodes are deferred (or wait, `--wait-daily`)
+   * while the rest of the run goes on. Without it (queue workers) a daily limit stops the run.
+   */
+  readonly daily?: DailyDeferrals;
 }
 
 /** Webhooks of a run (webhook-hints.ts). */
@@ -72,7 +78,7 @@ export interface RunWebhooks {
  * stopped before it was submitted), or `abandoned` (submitted, still running when the run
  * gave up polling).
  */
-export type NodeOutcome = 'done' | 'failed' | 'skipped' | 'unknown' | 'unstarted' | 'abandoned';
+export type NodeOutcome = 'done' | 'failed' | 'skipped' | 'unknown' | 'unstarted' | 'abandoned' | 'deferred';
 
 /** Polls that fail this many times in a row (after the client's own retries) make the node unknown. */
 const MAX_POLL_FAILURES = 5;
@@ -133,7 +139,7 @@ async function prepareNode(ctx: JobContext, id: number): Promise<PreparedNode | 
     return 'failed';
   }
   if (prepared !== 'skip') return prepared;
-  await state.skipped(id, 'its if: condition is false');
+  await state.skipped(id, 'its if: condition is false', 'condition');
   return 'skipped';
 }
 

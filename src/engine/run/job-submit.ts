@@ -8,14 +8,56 @@
  */
 import type { RequestFields } from '../../client/index.js';
 import type { GraphStep } from '../../workflow/index.js';
+import { DailyLimitError } from '../../client/index.js';
 import { judgeSubmitError, toEventError } from './job-errors.js';
 import type { JobContext, NodeOutcome } from './job-runner.js';
 
 /** An accepted submission: a job to poll, or a synchronous task's answer. */
 export type Submitted = { kind: 'job'; requestId: string; acceptedAt: number } | { kind: 'sync'; result: Readonly<Record<string, unknown>> };
 
-/** One submission. The intent is recorded once the governor lets the request go, never while it waits. */
+/**
+ * One submission. The intent is recorded once the governor lets the request go, never while it
+ * waits. A pool whose daily window is used up (known from this run or from its journal) gets
+ * nothing: the node is deferred, or with `--wait-daily` it waits for the reset and goes on.
+ */
 export async function submitJob(ctx: JobContext, id: number, step: GraphStep, fields: RequestFields, attempt: number, digest: string, cacheKey: string | null): Promise<Submitted | NodeOutcome> {
+  for (;;) {
+    if (ctx.daily !== undefined) {
+      const closed = ctx.daily.closedUntil(step.task.pool);
+      if (closed !== undefined) {
+        if (!ctx.daily.wait || Number.isNaN(closed)) return defer(ctx, id, step, closed);
+        if (!(await waitForDay(ctx, step))) {
+          ctx.state.unstart(id);
+          return 'unstarted';
+        }
+      }
+    }
+    const outcome = await submitOnce(ctx, id, step, fields, attempt, digest, cacheKey);
+    if (outcome !== 'daily') return outcome;
+  }
+}
+
+/** Defers a node to its pool's daily reset. */
+async function defer(ctx: JobContext, id: number, step: GraphStep, resetAt: number): Promise<NodeOutcome> {
+  ctx.daily!.counted(step.task.pool);
+  await ctx.state.deferred(id, step.task.pool, Number.isNaN(resetAt) ? null : resetAt);
+  return 'deferred';
+}
+
+/** `--wait-daily`: sleeps until the pool's day refills; false when the run stopped meanwhile. */
+async function waitForDay(ctx: JobContext, step: GraphStep): Promise<boolean> {
+  const watch = ctx.control.submissionSignal();
+  try {
+    return await ctx.daily!.waitFor(step.task.pool, watch.signal);
+  } catch {
+    return false;
+  } finally {
+    watch.release();
+  }
+}
+
+/** One POST; `'daily'` when the pool's daily window turned out to be used up (nothing was created). */
+async function submitOnce(ctx: JobContext, id: number, step: GraphStep, fields: RequestFields, attempt: number, digest: string, cacheKey: string | null): Promise<Submitted | NodeOutcome | 'daily'> {
   const { state, control } = ctx;
   if (control.submissionsStopped) {
     state.unstart(id);
@@ -54,6 +96,11 @@ export async function submitJob(ctx: JobContext, id: number, step: GraphStep, fi
       return 'unstarted';
     }
     const verdict = judgeSubmitError(error);
+    if (verdict.kind === 'stop' && verdict.reason === 'daily-limit' && ctx.daily !== undefined) {
+      // This pool only: the node is deferred (its `deferred` record settles the intent) and the rest of the run goes on.
+      ctx.daily.close(step.task.pool, error instanceof DailyLimitError ? error.resetAt : undefined);
+      return 'daily';
+    }
     if (verdict.kind === 'stop') {
       // Refused before anything was created: the node waits for the next run.
       control.stop(verdict.reason, error);

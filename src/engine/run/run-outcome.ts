@@ -1,6 +1,7 @@
 /**
  * A run's final status and exit code (README, "Exit codes"): why it stopped, if it stopped,
- * decides first; otherwise any failed or unknown item makes it a failure.
+ * decides first; then items deferred by a daily limit (exit 5); otherwise any failed or
+ * unknown item, or one left out as invalid (`--keep-going`), makes it a failure.
  */
 import { EXIT } from '../../common/index.js';
 import type { RunStatus } from '../events.js';
@@ -29,6 +30,8 @@ export function decideOutcome(reason: StopReason | null, counts: RunCounts, acce
     case 'fatal':
       return { status: 'failed', exitCode: EXIT.failed };
     case null:
-      return counts.failed + counts.unknown > 0 ? { status: 'failed', exitCode: EXIT.failed } : { status: 'done', exitCode: EXIT.ok };
+      // Items waiting for a daily window come first: the run is resumable, and says when.
+      if (counts.deferred > 0) return { status: 'daily-limit', exitCode: EXIT.dailyLimit };
+      return counts.failed + counts.unknown + counts.invalid > 0 ? { status: 'failed', exitCode: EXIT.failed } : { status: 'done', exitCode: EXIT.ok };
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../../common/index.js';
 import type { JobGraph } from '../../workflow/index.js';
-import type { EventError, NodeRef, RunEventSink } from '../events.js';
+import type { EventError, NodeRef, RunEventSink, SkipKind } from '../events.js';
 import type { NodeResult } from './node-result.js';
 import { itemKey } from '../../workflow/index.js';
 import { NO_RECORDER, type RecordedNode, type StateRecorder } from './state-recorder.js';
@@ -23,6 +23,8 @@ export const NODE = {
   failed: 4,
   skipped: 5,
   unknown: 6,
+  /** Not submitted: its pool's daily window is used up; a later run submits it. */
+  deferred: 7,
 } as const;
 
 export type NodeStatusCode = (typeof NODE)[keyof typeof NODE];
@@ -45,6 +47,10 @@ export interface RunCounts {
   unsaved: number;
   skipped: number;
   unknown: number;
+  /** Left for a later run by a daily limit (not finished: part of `pending`). */
+  deferred: number;
+  /** Skipped because their inputs failed the load-time checks (part of `skipped`). */
+  invalid: number;
 }
 
 export class RunState {
@@ -55,7 +61,7 @@ export class RunState {
   readonly startedAt: Float64Array;
   /** Quoted price per node in USD (what reports compare against); NaN when not quoted. */
   readonly quoted: Float64Array;
-  readonly counts: RunCounts = { done: 0, cached: 0, failed: 0, unsaved: 0, skipped: 0, unknown: 0 };
+  readonly counts: RunCounts = { done: 0, cached: 0, failed: 0, unsaved: 0, skipped: 0, unknown: 0, deferred: 0, invalid: 0 };
   /** Jobs the service accepted in this run. */
   accepted = 0;
   /** Whether a recorder listens (a journal): otherwise what only it would read is not computed. */
@@ -220,13 +226,25 @@ export class RunState {
     this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(node), requestId, error, startedAt: Number.isNaN(started) ? null : started });
   }
 
-  async skipped(id: number, reason: string): Promise<void> {
+  async skipped(id: number, reason: string, kind: SkipKind = 'upstream'): Promise<void> {
     this.status[id] = NODE.skipped;
     this.live.delete(id);
     this.counts.skipped++;
+    if (kind === 'invalid') this.counts.invalid++;
     const node = this.node(id);
     await this.recorder.skipped(node, reason);
-    this.sink({ type: 'item-skipped', ts: this.clock.now(), node: strip(node), reason });
+    this.sink({ type: 'item-skipped', ts: this.clock.now(), node: strip(node), reason, kind });
+  }
+
+  /** Not submitted because `pool`'s daily window is used up until `resetAt` (clock ms, null when unknown). */
+  async deferred(id: number, pool: string, resetAt: number | null): Promise<void> {
+    this.requestIds.delete(id);
+    this.status[id] = NODE.deferred;
+    this.live.delete(id);
+    this.counts.deferred++;
+    const node = this.node(id);
+    await this.recorder.deferred(node, pool, resetAt);
+    this.sink({ type: 'item-deferred', ts: this.clock.now(), node: strip(node), pool, resetAt });
   }
 
   async unknown(id: number, reason: string): Promise<void> {

@@ -7,7 +7,7 @@
  * paces the requests themselves. A node that fails or is skipped skips its own dependents
  * only. Nothing is enumerated up front: memory grows with the jobs in flight.
  */
-import type { GraphStep } from '../../workflow/index.js';
+import { type GraphStep, itemKeyOf, type JobGraph } from '../../workflow/index.js';
 import type { ConcurrencyController } from './concurrency-controller.js';
 import type { EventError } from '../events.js';
 import { countReaders, type JobContext, type NodeOutcome, resumeNode, runNode } from './job-runner.js';
@@ -40,6 +40,8 @@ export type SeedNode =
   /** Paid in an earlier session, its result lost for good: reported as such. */
   | { readonly state: 'unsaved'; readonly step: string; readonly k: number; readonly requestId: string; readonly error: EventError }
   | { readonly state: 'unknown'; readonly step: string; readonly k: number; readonly reason: string }
+  /** Left out of the run: its inputs failed the load-time checks (`--keep-going`). */
+  | { readonly state: 'invalid'; readonly step: string; readonly k: number; readonly reason: string }
   | { readonly state: 'failed'; readonly step: string; readonly k: number; readonly error: EventError };
 
 /** What runs a node (the job runner; benchmarks swap in a no-op to measure the bookkeeping alone). */
@@ -58,6 +60,8 @@ export class Scheduler {
   private total = 0;
   /** Skip cascades still being recorded. */
   private cascades = 0;
+  /** Gather nodes: the upstream nodes that did not succeed, so far. */
+  private readonly blockers = new Map<number, number[]>();
   private pumping = false;
   private resolveIdle: (() => void) | undefined;
 
@@ -98,6 +102,11 @@ export class Scheduler {
       } else if (seed.state === 'failed') {
         state.seedFailed(id, seed.error);
         await this.skipDependents(id, `steps.${seed.step} item ${seed.k} failed`);
+      } else if (seed.state === 'invalid') {
+        // Settled in an earlier session (done, failed): that stands.
+        if (state.status[id] !== NODE.pending && state.status[id] !== NODE.ready) continue;
+        await state.skipped(id, seed.reason, 'invalid');
+        await this.skipDependents(id, `steps.${seed.step} item ${seed.k} was left out (invalid input)`);
       } else if (seed.state === 'unsaved') {
         state.seedUnsaved(id, seed.requestId, seed.error);
         await this.skipDependents(id, `steps.${seed.step} item ${seed.k} was paid for but its result is lost`);
@@ -193,22 +202,14 @@ export class Scheduler {
     if (outcome === 'done') {
       this.releaseUpstream(id);
       this.readyDependents(id);
+    } else if (outcome === 'deferred') {
+      // Waits for its pool's daily window: its dependents stay pending for a later run.
+      this.releaseUpstream(id);
     } else if (outcome === 'failed' || outcome === 'unknown' || outcome === 'skipped') {
       this.releaseUpstream(id);
       const { step, k } = this.ctx.graph.nodeAt(id);
       const why = outcome === 'skipped' ? 'was skipped' : outcome === 'failed' ? 'failed' : 'is unknown';
-      this.cascades++;
-      this.skipDependents(id, `steps.${step.id}${step.fansOut ? ` item ${k}` : ''} ${why}`).then(
-        () => {
-          this.cascades--;
-          this.pump();
-        },
-        (error: unknown) => {
-          this.cascades--;
-          this.ctx.control.stop('fatal', error);
-          this.pump();
-        },
-      );
+      this.cascade(() => this.skipDependents(id, `steps.${step.id}${step.fansOut ? ` item ${k}` : ''} ${why}`));
     }
     this.pump();
   }
@@ -219,27 +220,85 @@ export class Scheduler {
     for (const dependent of graph.dependents(step.id, k)) {
       const d = dependent.step.offset + dependent.k;
       if (state.status[d] !== NODE.pending) continue;
-      if (--this.waiting[d]! === 0) {
-        state.ready(d);
-        this.queues[dependent.step.order]!.push(d);
-      }
+      if (--this.waiting[d]! === 0) this.arrived(d);
     }
   }
 
-  /** Skips every node downstream of `id` that has not started. */
+  /** Every node `d` waits for has settled: it is ready, unless it gathers items that did not succeed. */
+  private arrived(d: number): void {
+    const { graph, state } = this.ctx;
+    const blockers = this.blockers.get(d);
+    const { step } = graph.nodeAt(d);
+    if (blockers === undefined) {
+      state.ready(d);
+      this.queues[step.order]!.push(d);
+      return;
+    }
+    this.blockers.delete(d);
+    const gathered = step.upstream.reduce((n, edge) => n + (edge.kind === 'all' ? graph.step(edge.from).itemCount : 0), 0);
+    if (step.def.gather === 'partial' && blockers.length < gathered) {
+      // `gather: partial`: runs over the items that succeeded; the scope names the others in `missing`.
+      state.ready(d);
+      this.queues[step.order]!.push(d);
+      return;
+    }
+    const reason =
+      step.def.gather === 'partial'
+        ? `no item of ${describeBlockers(graph, blockers)} succeeded`
+        : `it gathers every item, and ${describeBlockers(graph, blockers)} did not succeed (gather: partial would run over the others)`;
+    this.cascade(async () => {
+      await state.skipped(d, reason);
+      this.releaseUpstream(d);
+      await this.skipDependents(d, `steps.${step.id}${step.fansOut ? ` item ${graph.nodeAt(d).k}` : ''} was skipped`);
+    });
+  }
+
+  /** Runs a skip cascade while the scheduler keeps going; the run waits for it before it ends. */
+  private cascade(work: () => Promise<void>): void {
+    this.cascades++;
+    work().then(
+      () => {
+        this.cascades--;
+        this.pump();
+      },
+      (error: unknown) => {
+        this.cascades--;
+        this.ctx.control.stop('fatal', error);
+        this.pump();
+      },
+    );
+  }
+
+  /**
+   * Skips every node downstream of `id` that has not started. A gather (an `all` edge) is not
+   * skipped at once: it notes the item as missing and decides once every item it gathers has
+   * settled (so its report names every item that blocked it, and `gather: partial` runs).
+   */
   private async skipDependents(id: number, reason: string): Promise<void> {
     const { graph, state } = this.ctx;
     const stack = [id];
     while (stack.length > 0) {
       const current = stack.pop()!;
       const { step, k } = graph.nodeAt(current);
-      for (const dependent of graph.dependents(step.id, k)) {
-        const d = dependent.step.offset + dependent.k;
-        const status = state.status[d];
-        if (status !== NODE.pending && status !== NODE.ready) continue;
-        await state.skipped(d, reason);
-        this.releaseUpstream(d);
-        stack.push(d);
+      for (const edge of step.downstream) {
+        const to = graph.step(edge.to);
+        const first = edge.kind === 'item' ? k : 0;
+        const last = edge.kind === 'item' ? Math.min(k + 1, to.itemCount) : to.itemCount;
+        for (let j = first; j < last; j++) {
+          const d = to.offset + j;
+          const status = state.status[d];
+          if (status !== NODE.pending && status !== NODE.ready) continue;
+          if (edge.kind === 'all' && status === NODE.pending) {
+            const blockers = this.blockers.get(d) ?? [];
+            blockers.push(current);
+            this.blockers.set(d, blockers);
+            if (--this.waiting[d]! === 0) this.arrived(d);
+            continue;
+          }
+          await state.skipped(d, current === id ? reason : `steps.${step.id}${step.fansOut ? ` item ${k}` : ''} was skipped`);
+          this.releaseUpstream(d);
+          stack.push(d);
+        }
       }
     }
   }
@@ -249,4 +308,22 @@ export class Scheduler {
     const { step, k } = graph.nodeAt(id);
     for (const up of graph.dependencies(step.id, k)) this.ctx.results.release(up.step.offset + up.k);
   }
+}
+
+/** `steps.transcribe items 3 (a.mp3), 7 (b.mp3)`: the items that did not succeed, the first few by key. */
+function describeBlockers(graph: JobGraph, blockers: readonly number[]): string {
+  const sorted = [...blockers].sort((a, b) => a - b);
+  const byStep = new Map<string, string[]>();
+  for (const id of sorted) {
+    const { step, k } = graph.nodeAt(id);
+    const list = byStep.get(step.id) ?? [];
+    if (list.length < 10) list.push(step.fansOut ? `${k} (${itemKeyOf(step, k)})` : '');
+    else if (list.length === 10) list.push('…');
+    byStep.set(step.id, list);
+  }
+  return [...byStep].map(([id, list]) => {
+    const count = sorted.filter((b) => graph.nodeAt(b).step.id === id).length;
+    const shown = list.filter((x) => x !== '');
+    return shown.length === 0 ? `steps.${id}` : `steps.${id} item${count === 1 ? '' : 's'} ${shown.join(', ')}`;
+  }).join(' and ');
 }

@@ -42,6 +42,11 @@ export interface StateRecorder {
   retrying(node: RecordedNode, attempt: number, error: EventError): Promise<void>;
   failed(node: RecordedNode, error: EventError, retryable: boolean): Promise<void>;
   skipped(node: RecordedNode, reason: string): Promise<void>;
+  /**
+   * Not submitted: `pool`'s daily window is used up until `resetAt` (clock ms; null when the
+   * service did not say). A later run submits it, and before `resetAt` sends nothing to `pool`.
+   */
+  deferred(node: RecordedNode, pool: string, resetAt: number | null): Promise<void>;
   /** The submission's outcome cannot be known (it may have created a job). */
   unknown(node: RecordedNode, reason: string): Promise<void>;
   /** The run ended (after its last node transition). */
@@ -73,6 +78,7 @@ export const NO_RECORDER: StateRecorder = {
   retrying: async () => {},
   failed: async () => {},
   skipped: async () => {},
+  deferred: async () => {},
   unknown: async () => {},
   finished: async () => {},
 };

@@ -161,7 +161,17 @@ export class JobGraph {
     const steps: Record<string, unknown> = {};
     for (const edge of step.upstream) {
       const from = this.step(edge.from);
-      if (edge.kind === 'all') {
+      if (edge.kind === 'all' && step.def.gather === 'partial') {
+        // Only the items that succeeded; the others are named in `missing`.
+        const list: StepResult[] = [];
+        const missing: string[] = [];
+        for (let j = 0; j < from.itemCount; j++) {
+          const result = results(from.id, j);
+          if (result === undefined) missing.push(itemKeyOf(from, j));
+          else list.push(result);
+        }
+        steps[from.id] = { ...gatherResults(list as Record<string, unknown>[]), missing };
+      } else if (edge.kind === 'all') {
         const list: StepResult[] = [];
         for (let j = 0; j < from.itemCount; j++) list.push(results(from.id, j) ?? {});
         steps[from.id] = gatherResults(list as Record<string, unknown>[]);
@@ -177,6 +187,14 @@ export class JobGraph {
       if (from.itemCount > 0) yield { step: from, k: 0 };
     } else for (let j = 0; j < from.itemCount; j++) yield { step: from, k: j };
   }
+}
+
+/** Item k's stable key: its value when it is a string (a path), else its JSON; the step id for a step that runs once. */
+export function itemKeyOf(step: GraphStep, k: number): string {
+  const item = step.item(k);
+  if (!item) return step.id;
+  if (typeof item.value === 'string') return item.value;
+  return JSON.stringify(item.value);
 }
 
 /** Builds a graph step; items come from the shared list of its chain root. */

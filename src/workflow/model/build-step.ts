@@ -25,6 +25,7 @@ export function buildStep(id: string, raw: unknown, defaults: StepSettings, loca
     spec: findTask(taskId),
     with: withValues,
     needs: readNeeds(own(raw, 'needs'), [...path, 'needs']),
+    gather: own(raw, 'gather') === 'partial' ? 'partial' : 'all',
   };
   const forEach = readForEach(own(raw, 'for_each'), [...path, 'for_each'], locator);
   if (forEach) step.forEach = forEach;

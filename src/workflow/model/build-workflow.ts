@@ -32,6 +32,7 @@ export function buildWorkflow(document: unknown, file: string, locator: YamlLoca
     name: typeof name === 'string' && name !== '' ? name : basename(absolute, extname(absolute)),
     inputs: readInputs(own(document, 'inputs')),
     defaults,
+    keepGoing: own(own(document, 'defaults'), 'keep_going') === true,
     budget: typeof maxCost === 'number' ? { maxCost } : {},
     output: compileTemplate(typeof output === 'string' && output !== '' ? output : DEFAULT_OUTPUT, ['output'], locator),
     steps,

@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { DeflowError } from '../../common/index.js';
 import { type ExpressionScope, type PreparedScope, prepareScope, renderTemplate, renderValue, toPreparedScope } from '../expressions/evaluate.js';
 import { contextsOf } from '../expressions/static-value.js';
-import type { GraphStep, JobGraph } from '../graph/job-graph.js';
+import { type GraphStep, itemKeyOf, type JobGraph } from '../graph/job-graph.js';
 import { WORKFLOW_CODES } from '../workflow-error.js';
 import { checkFieldValue, checkModelLimits, coerceFieldValue } from './check-field-value.js';
 import { fillDefaults } from './fill-defaults.js';
@@ -98,10 +98,7 @@ export function renderSavePath(graph: JobGraph, step: GraphStep, scope: Expressi
 
 /** A stable identity of item k across runs: its path, its string, or its value as JSON; the step id for a step that runs once. */
 export function itemKey(step: GraphStep, k: number): string {
-  const item = step.item(k);
-  if (!item) return step.id;
-  if (typeof item.value === 'string') return item.value;
-  return JSON.stringify(item.value);
+  return itemKeyOf(step, k);
 }
 
 function localPath(graph: JobGraph, value: unknown): unknown {

@@ -1,6 +1,6 @@
 import { didYouMean } from '../did-you-mean.js';
 import { expressionsOf } from '../expressions/compile-template.js';
-import { JSON_KINDS, RUN_FIELDS, STEP_RESULT_FIELDS, TEXT_KINDS } from '../expressions/known-properties.js';
+import { GATHER_MISSING, JSON_KINDS, RUN_FIELDS, STEP_RESULT_FIELDS, TEXT_KINDS } from '../expressions/known-properties.js';
 import { referencedStepId, stepExpressions } from '../graph/step-references.js';
 import { STANDARD_ITEM_FIELDS } from '../items/item-list.js';
 import type { CompiledExpression, Reference, StepDef, Template } from '../types.js';
@@ -57,7 +57,7 @@ function problemInStep(context: RuleContext, reference: Reference, step: StepDef
       return includes(known, name) ? undefined : `unknown property item.${name}; items have ${known.join(', ')}${didYouMean(name, known)}`;
     }
     case 'steps':
-      return stepProblem(context, reference);
+      return stepProblem(context, reference, step);
   }
 }
 
@@ -69,12 +69,13 @@ function inputProblem(context: RuleContext, reference: Reference): Problem {
   return declared.length === 0 ? `unknown input "${name}"; this workflow declares no inputs` : `unknown input "${name}"; declared inputs: ${declared.join(', ')}${didYouMean(name, declared)}`;
 }
 
-function stepProblem(context: RuleContext, reference: Reference): Problem {
+function stepProblem(context: RuleContext, reference: Reference, step: StepDef): Problem {
   const id = referencedStepId(context.workflow, reference);
   const property = reference.path[1];
   // An unknown step id is reported by stepsExist.
   if (id === undefined || typeof property !== 'string' || property === '*') return undefined;
   const target = context.workflow.stepById.get(id)!;
+  if (property.toLowerCase() === GATHER_MISSING) return missingProblem(context, step, id);
   if (!includes(STEP_RESULT_FIELDS, property)) {
     return `unknown property steps.${id}.${property}; expected one of ${STEP_RESULT_FIELDS.join(', ')}${didYouMean(property, STEP_RESULT_FIELDS)}`;
   }
@@ -84,6 +85,14 @@ function stepProblem(context: RuleContext, reference: Reference): Problem {
   if (kind && lower === 'json' && !JSON_KINDS.includes(kind)) return `steps.${id}.json is not available: ${target.task} yields ${article(kind)} result${TEXT_KINDS.includes(kind) ? `; use steps.${id}.text` : ''}`;
   if (lower === 'path' && !target.save) return `steps.${id}.path is not available: steps.${id} has no save`;
   return undefined;
+}
+
+/** `steps.<id>.missing` exists only where a step gathers `<id>` with `gather: partial`. */
+function missingProblem(context: RuleContext, step: StepDef, id: string): Problem {
+  const gathers = context.analysis.upstream.get(step.id)?.some((edge) => edge.from === id && edge.kind === 'all') === true;
+  if (gathers && step.gather === 'partial') return undefined;
+  if (!gathers) return `steps.${id}.missing is only set in a step that gathers steps.${id} (reads it without fanning out over it)`;
+  return `steps.${id}.missing is only set with gather: partial (steps.${step.id} runs only when every item of steps.${id} succeeded)`;
 }
 
 function includes(list: readonly string[], name: string): boolean {

@@ -3,6 +3,7 @@ import { expressionsParse } from './expressions-parse.js';
 import { fieldCombinations } from './field-combinations.js';
 import { fieldsKnown } from './fields-known.js';
 import { forEachSources } from './for-each-sources.js';
+import { gatherMode } from './gather-mode.js';
 import { inputFiles } from './input-files.js';
 import { modelServesTask } from './model-serves-task.js';
 import { noCycles } from './no-cycles.js';
@@ -26,6 +27,7 @@ export const RULES: readonly Rule[] = [
   expressionsParse,
   expressionContexts,
   forEachSources,
+  gatherMode,
   requiredFields,
   fieldCombinations,
   resultKindsFit,

@@ -24,6 +24,7 @@ export function buildWorkflowSchema(): JsonSchema {
     },
     input: inputSchema(),
     settings: settingsSchema(),
+    defaults: defaultsSchema(),
     for_each: forEachSchema(),
     step: stepSchema(),
   };
@@ -45,7 +46,7 @@ export function buildWorkflowSchema(): JsonSchema {
         propertyNames: ref('identifier'),
         additionalProperties: ref('input'),
       },
-      defaults: { ...ref('settings'), description: 'Settings every step takes unless it sets its own.' },
+      defaults: { ...ref('defaults'), description: 'Settings every step takes unless it sets its own, and how the run treats bad items.' },
       budget: {
         type: 'object',
         additionalProperties: false,
@@ -89,6 +90,21 @@ function settingsSchema(): JsonSchema {
       timeout: ref('duration'),
       cache: { type: 'boolean', description: 'Reuse results of identical earlier jobs. @default true' },
       api_version: { enum: ['v1', 'v2'], description: 'Which API surface requests go to. @default "v2"' },
+    },
+  };
+}
+
+function defaultsSchema(): JsonSchema {
+  const settings = settingsSchema();
+  return {
+    ...settings,
+    properties: {
+      ...(settings.properties as Record<string, JsonSchema>),
+      keep_going: {
+        type: 'boolean',
+        description:
+          'Leave out items whose inputs fail the load-time checks (each reported, with its reason) and run the rest, instead of refusing the workflow; as --keep-going. The run exits 1 when any item was left out or failed. @default false',
+      },
     },
   };
 }
@@ -137,6 +153,11 @@ function stepSchema(): JsonSchema {
       },
       if: { type: ['string', 'boolean'], description: 'Run an item only when this expression is true.' },
       save: { type: 'string', minLength: 1, description: 'Where to write the result, under the output folder.' },
+      gather: {
+        enum: ['all', 'partial'],
+        description:
+          'For a step that gathers a fanned-out step: "all" runs it only when every item succeeded; "partial" runs it over the items that did (steps.<id>.missing lists the others). @default "all"',
+      },
       ...settings,
     },
     allOf: TASKS.map((task) => ({

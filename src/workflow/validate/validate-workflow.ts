@@ -25,6 +25,12 @@ export interface ValidateOptions {
   readonly modelCacheFile?: string;
   /** Folder a relative workflow path is read from. @default process.cwd() */
   readonly cwd?: string;
+  /**
+   * `--keep-going`: when every problem is one item's (its input file, a value read from it),
+   * the workflow is valid without those items: they come back in `excluded` and the graph is
+   * built. `'workflow'` follows the workflow's `defaults.keep_going`. @default false
+   */
+  readonly keepGoing?: boolean | 'workflow';
 }
 
 /** The outcome of validation. `graph` and `plan` are present exactly when `ok`. */
@@ -37,6 +43,11 @@ export interface ValidationResult {
   readonly models?: ModelSource;
   readonly graph?: JobGraph;
   readonly plan?: Plan;
+  /**
+   * With keep-going: the problems of items left out of the run (each carries `item`), sorted;
+   * the graph still holds their nodes, which the engine skips. Empty otherwise.
+   */
+  readonly excluded: readonly WorkflowError[];
 }
 
 /**
@@ -50,11 +61,11 @@ export async function validateWorkflow(file: string, options: ValidateOptions = 
   try {
     loaded = await loadWorkflow(file, options.cwd === undefined ? {} : { cwd: options.cwd });
   } catch (error) {
-    if (error instanceof WorkflowError) return { ok: false, errors: [error], warnings: [] };
+    if (error instanceof WorkflowError) return { ok: false, errors: [error], warnings: [], excluded: [] };
     throw error;
   }
   const workflow = loaded.workflow;
-  if (!workflow) return { ok: false, errors: sortProblems(loaded.errors), warnings: [] };
+  if (!workflow) return { ok: false, errors: sortProblems(loaded.errors), warnings: [], excluded: [] };
   const errors: WorkflowError[] = [...loaded.errors];
   const warnings: WorkflowError[] = [];
   const context = await createRuleContext(workflow, options, errors, warnings);
@@ -62,7 +73,10 @@ export async function validateWorkflow(file: string, options: ValidateOptions = 
   const sortedErrors = sortProblems(errors);
   const sortedWarnings = sortProblems(warnings);
   const { models, sources, analysis } = context;
-  if (sortedErrors.length > 0) return { ok: false, errors: sortedErrors, warnings: sortedWarnings, workflow, models };
+  const keepGoing = options.keepGoing === 'workflow' ? workflow.keepGoing : (options.keepGoing ?? false);
+  // Keep going only past problems of single items: anything else would fail every item.
+  const excluded = keepGoing && sortedErrors.every((e) => e.item !== undefined) ? sortedErrors : [];
+  if (sortedErrors.length > excluded.length) return { ok: false, errors: sortedErrors, warnings: sortedWarnings, workflow, models, excluded: [] };
   const byStep = new Map<string, FilledValue[]>();
   for (const fill of context.fills) byStep.set(fill.step, [...(byStep.get(fill.step) ?? []), fill]);
   let graph: JobGraph;
@@ -70,10 +84,10 @@ export async function validateWorkflow(file: string, options: ValidateOptions = 
     graph = await expandGraph(workflow, { values: context.inputs }, { models, sources, analysis, fills: byStep });
   } catch (error) {
     // The rules cover what expansion checks, except an output folder that renders empty.
-    if (error instanceof WorkflowInvalidError) return { ok: false, errors: sortProblems(error.errors), warnings: sortedWarnings, workflow, models };
+    if (error instanceof WorkflowInvalidError) return { ok: false, errors: sortProblems(error.errors), warnings: sortedWarnings, workflow, models, excluded: [] };
     throw error;
   }
-  return { ok: true, errors: [], warnings: sortedWarnings, workflow, models, graph, plan: buildPlan(graph) };
+  return { ok: true, errors: [], warnings: sortedWarnings, workflow, models, graph, plan: buildPlan(graph), excluded };
 }
 
 /**

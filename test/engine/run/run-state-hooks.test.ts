@@ -43,6 +43,7 @@ function loggingRecorder(now: () => number, calls: Call[]): StateRecorder {
     retrying: (node) => log('retrying')(node),
     failed: (node) => log('failed')(node),
     skipped: (node) => log('skipped')(node),
+    deferred: (node) => log('deferred')(node),
     unknown: (node) => log('unknown')(node),
     finished: async (status) => {
       calls.push({ hook: 'finished', node: '', at: now(), detail: status });
