@@ -183,7 +183,8 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
   }
   const governor = client.governor;
   const run = { id: runId, started_at: new Date(startedAt).toISOString() };
-  const unwatch = governor ? watchGovernor(governor, clock, sink) : () => {};
+  // The job runner defers a used-up pool and says so (daily-deferrals.ts); a queue's runners leave that to the governor's news.
+  const unwatch = governor ? watchGovernor(governor, clock, sink, { daily: options.runners !== undefined }) : () => {};
   const ctx: JobContext = {
     graph,
     client,

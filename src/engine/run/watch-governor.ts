@@ -7,8 +7,11 @@ import type { Governor, GovernorEvents } from '../../client/index.js';
 import type { Clock } from '../../common/index.js';
 import type { RunEventSink } from '../events.js';
 
-/** Starts forwarding; returns the function that stops it. */
-export function watchGovernor(governor: Governor, clock: Clock, sink: RunEventSink): () => void {
+/**
+ * Starts forwarding; returns the function that stops it. `daily: false` leaves used-up daily
+ * windows to the caller (the embedded run defers per pool and says so itself).
+ */
+export function watchGovernor(governor: Governor, clock: Clock, sink: RunEventSink, options: { daily?: boolean } = {}): () => void {
   const onThrottled = (event: GovernorEvents['throttled'][0]): void => {
     const now = clock.now();
     const pool = event.model ? `${event.pool} (${event.model})` : event.pool;
@@ -18,7 +21,7 @@ export function watchGovernor(governor: Governor, clock: Clock, sink: RunEventSi
     sink({ type: 'daily-limit', ts: clock.now(), pool: event.model ? `${event.pool} (${event.model})` : event.pool, resetAt: Number.isFinite(event.resetAt) ? event.resetAt : null });
   };
   governor.on('throttled', onThrottled);
-  governor.on('dailyExhausted', onDaily);
+  if (options.daily !== false) governor.on('dailyExhausted', onDaily);
   return () => {
     governor.off('throttled', onThrottled);
     governor.off('dailyExhausted', onDaily);
