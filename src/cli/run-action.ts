@@ -23,6 +23,7 @@ import type { CliIO } from '../common/index.js';
 import { EXIT } from '../common/index.js';
 import { formatResumeCommand } from './resume-command.js';
 import { checkQueueFlags, runQueuedCommand } from './run-queued.js';
+import { deferredLines, excludedLines } from './run-notes.js';
 import { openRunSession, type RunSession, type RunSessionOptions } from './run-session.js';
 
 export interface RunFlags extends RunSessionOptions {
@@ -46,6 +47,10 @@ export interface RunFlags extends RunSessionOptions {
   readonly webhookUrl?: string;
   readonly webhookListen?: string;
   readonly quiet?: boolean;
+  /** `--keep-going`: leave out items whose inputs fail the load-time checks and run the rest. */
+  readonly keepGoing?: boolean;
+  /** `--wait-daily`: wait for a used-up daily window to refill instead of deferring its items. */
+  readonly waitDaily?: boolean;
   readonly queue?: string;
   /** commander's `--no-color`. */
   readonly color?: boolean;
@@ -75,8 +80,9 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       offline: flags.offline === true,
       modelCacheFile: stateLayout(stateDir).modelsFile,
       ...(flags.offline ? {} : { fetchModels: () => client.listModels() }),
+      keepGoing: flags.keepGoing === true ? true : 'workflow',
     });
-    const problems = [...formatErrors(validation.errors), ...formatWarnings(validation.warnings)];
+    const problems = [...formatErrors(validation.errors), ...excludedLines(validation.excluded), ...formatWarnings(validation.warnings)];
     if (problems.length > 0) io.stderr.write(`${problems.join('\n')}\n`);
     if (!validation.ok || !validation.graph) return EXIT.usage;
     const graph = flags.output === undefined ? validation.graph : withOutputDir(validation.graph, resolve(io.cwd, flags.output));
@@ -115,6 +121,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
         ...(flags.output === undefined ? [] : ['--output', flags.output]),
         ...(maxCost === undefined ? [] : ['--max-cost', String(maxCost)]),
         ...(flags.allowUnpriced ? ['--allow-unpriced'] : []),
+        ...(flags.keepGoing ? ['--keep-going'] : []),
       ],
     });
     // The run's quote stays beside its journal, so `deflow status` can show quoted against actual.
@@ -148,6 +155,8 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
         useCache: flags.cache !== false,
         resumeCommand,
         webhook,
+        excluded: validation.excluded.map((e) => ({ step: e.item!.step, index: e.item!.index, reason: e.message })),
+        waitDaily: flags.waitDaily === true,
       });
     } finally {
       await reporters.finish().catch((error: unknown) => {
@@ -155,6 +164,8 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       });
     }
     printSummary(io, { ...flags, report: reportPath }, graph, outcome, session);
+    const deferred = deferredLines(outcome.deferred, client.clock.now(), resumeCommand, session.emulator !== null);
+    if (deferred.length > 0) io.stderr.write(`${deferred.join('\n')}\n`);
     if (outcome.status === 'over-budget' && !fresh) {
       const unpriced = outcome.budget?.verdict === 'unpriced' && outcome.budget.refused === null;
       io.stderr.write(`${unpriced ? 'run the unpriced items under per-job reservations' : 'resume with a higher cap'}: ${formatResumeCommand({

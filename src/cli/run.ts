@@ -43,6 +43,8 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
     .option('--webhook-listen <host:port>', 'where the local webhook receiver listens (with --webhook-url)')
     .option('--queue <url>', 'coordinate a distributed run: enqueue the jobs in this Redis (redis://HOST:PORT[/DB], rediss://…, unix:///path.sock) for `deflow worker` processes')
     .option('--governor <url>', 'share the account\'s rate limits with every other deflow process naming this Redis (redis://HOST:PORT[/DB], rediss://…, unix:///path.sock): independent runs on one account, no coordinator')
+    .option('--keep-going', 'leave out items whose inputs fail the load-time checks (each reported) and run the rest; exit 1 at the end when any was left out or failed (as defaults.keep_going: true)')
+    .option('--wait-daily', "when a pool's daily limit is used up, wait for its reset instead of deferring its items (other pools go on either way)")
     .option('--quiet', 'no progress output (files and --json are still written)')
     .option('--no-color', 'no colours in progress output')
     .addOption(new Option('--emulator-config <file>', 'with --emulator: its config file (YAML or JSON)'));

@@ -158,8 +158,21 @@ export function formatStatus(status: RunStatusJson): string[] {
   lines.push('');
   if (status.steps.length === 0) lines.push('no item has been journalled yet');
   else {
-    const rows = status.steps.map((s) => [s.step, String(s.done), String(s.cached), String(s.running), String(s.unknown), String(s.failed), String(s.skipped + s.withdrawn), formatCost(s.cost), quotedCell(s)]);
-    lines.push(formatTable(['step', 'done', 'cached', 'running', 'unknown', 'failed', 'skipped', 'spent', 'quoted'], rows));
+    // Items waiting for a used-up daily window get their own column, only when there are some.
+    const deferred = status.steps.some((s) => s.deferred > 0);
+    const rows = status.steps.map((s) => [
+      s.step,
+      String(s.done),
+      String(s.cached),
+      String(s.running),
+      ...(deferred ? [String(s.deferred)] : []),
+      String(s.unknown),
+      String(s.failed),
+      String(s.skipped + s.withdrawn),
+      formatCost(s.cost),
+      quotedCell(s),
+    ]);
+    lines.push(formatTable(['step', 'done', 'cached', 'running', ...(deferred ? ['deferred'] : []), 'unknown', 'failed', 'skipped', 'spent', 'quoted'], rows));
   }
   const { cost } = status;
   const quoted = cost.quoted === null ? 'not quoted' : `quoted ${formatTotal(cost.quoted)}`;
