@@ -1,0 +1,208 @@
+/**
+ * `npm run bench -- startup [--runs 7] [--n 10000] [--done 0.95]`
+ *
+ * How long deflow takes to start, as whole processes of the package's `bin`
+ * (`dist/cli/main.js`, built by `npm run build`), against a bare `node -e 0` measured in the
+ * same run, interleaved (one of each per round, `--runs` rounds; medians):
+ *
+ * - `deflow --help`, until the process exits;
+ * - `deflow validate workflows/demo.yaml --offline`, until the process exits;
+ * - the resume of a run of N items (speak each of N lines) of which a `--done` share is
+ *   done: `deflow run resume.yaml --offline` on a copy of the prepared state folder, from
+ *   spawning the process to the emulator's first request from it (the process is then
+ *   killed; the next round starts from a fresh copy).
+ *
+ * The state folder is prepared once by a real run (`runDurably`, what `deflow run` calls, here without fsyncs) on
+ * the emulator, interrupted once the share is done (its journal is not fsynced: only its
+ * content matters here). The emulator runs in this process; the resumed processes reach it
+ * through `DEAPI_BASE_URL`.
+ *
+ * Figures: medians in ms, `*_ratio` (median over the median of `node -e 0`), and every run.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DeapiClient } from '../src/client/deapi-client.js';
+import { type RunningEmulator, startEmulator } from '../src/emulator/start-emulator.js';
+import { runDurablyWith } from '../src/engine/run-durably.js';
+import { GatedGovernor } from '../src/engine/run/submit-gate.js';
+import { validateWorkflow } from '../src/workflow/validate/validate-workflow.js';
+import { linkBenchSchemas } from './_bench-schemas.js';
+import { median, printTable, readNumberArg, round } from './_bench-util.js';
+
+/** The repository (dist-bench/bench/startup.js is two levels down). */
+const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
+
+/** The targets of issue 11: `--help` ≤ 2×, validate ≤ 3.5× a bare node; resume ≤ 0.5 s. */
+const TARGETS = { help_ratio: 2, validate_ratio: 3.5, resume_ms: 500 };
+
+export async function run(args: string[]): Promise<Record<string, unknown>> {
+  linkBenchSchemas();
+  const runs = readNumberArg(args, 'runs', 7);
+  const n = readNumberArg(args, 'n', 10_000);
+  const doneShare = readNumberArg(args, 'done', 0.95);
+  const bin = binPath();
+  const dir = await mkdtemp(join(tmpdir(), 'deflow-bench-startup-'));
+  const emulator = await startEmulator({
+    config: {
+      time_scale: 1000,
+      balance: 1_000_000,
+      rate_limits: { endpoints: { 'audio/speech': { rpm: 1_000_000, rpd: null } }, jobs_status: null },
+      jobs: { durations: { 'audio/speech': 2_000 }, jitter: 0.3, scale_by_input: false },
+    },
+  });
+  try {
+    process.stdout.write(`startup: ${bin}; ${runs} rounds; resume of a ${n}-item run with ${round(doneShare * 100, 1)} % of the jobs done\n`);
+    const prepared = await prepareRun(emulator, dir, n, doneShare);
+    process.stdout.write(`prepared in ${round(prepared.ms / 1000, 1)} s: ${prepared.done} of ${n} jobs done\n`);
+    const samples = { node: [] as number[], help: [] as number[], validate: [] as number[], resume: [] as number[] };
+    for (let round = 0; round < runs; round++) {
+      samples.node.push(await timeExit(['-e', '0'], ROOT));
+      samples.help.push(await timeExit([bin, '--help'], ROOT));
+      samples.validate.push(await timeExit([bin, 'validate', 'workflows/demo.yaml', '--offline'], ROOT));
+      samples.resume.push(await timeResume(emulator, bin, dir));
+    }
+    const node = median(samples.node);
+    const help = median(samples.help);
+    const validate = median(samples.validate);
+    const resume = median(samples.resume);
+    const figures = {
+      runs,
+      node_ms: round(node, 1),
+      help_ms: round(help, 1),
+      help_ratio: round(help / node, 2),
+      validate_ms: round(validate, 1),
+      validate_ratio: round(validate / node, 2),
+      resume_n: n,
+      resume_jobs_done: prepared.done,
+      resume_to_first_request_ms: round(resume, 1),
+      resume_ratio: round(resume / node, 2),
+      targets: TARGETS,
+      met: { help: help / node <= TARGETS.help_ratio, validate: validate / node <= TARGETS.validate_ratio, resume: resume <= TARGETS.resume_ms },
+      samples_ms: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => round(x, 1))])),
+    };
+    printTable(
+      ['', 'median ms', '× node -e 0', 'target'],
+      [
+        ['node -e 0', figures.node_ms, 1, ''],
+        ['deflow --help', figures.help_ms, figures.help_ratio, `≤ ${TARGETS.help_ratio}×`],
+        ['deflow validate demo --offline', figures.validate_ms, figures.validate_ratio, `≤ ${TARGETS.validate_ratio}×`],
+        [`resume of ${n} items → 1st request`, figures.resume_to_first_request_ms, figures.resume_ratio, `≤ ${TARGETS.resume_ms} ms`],
+      ],
+    );
+    return figures;
+  } finally {
+    await emulator.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The package's `bin`, which must have been built. */
+function binPath(): string {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+  const bin = join(ROOT, pkg.bin['deflow'] ?? 'dist/cli/main.js');
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first`);
+  return bin;
+}
+
+/** Real ms from spawning `node ARGS` to its exit; a non-zero exit fails the benchmark. */
+function timeExit(args: readonly string[], cwd: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEAPI_API_KEY: '' } });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - started;
+      if (code === 0) resolve(ms);
+      else reject(new Error(`node ${args.join(' ')} exited ${String(code)}: ${stderr}`));
+    });
+  });
+}
+
+/**
+ * Resumes the prepared run in a process of the CLI on a fresh copy of its state folder; real
+ * ms from the spawn to the emulator's first request after it. The process is then killed.
+ */
+async function timeResume(emulator: RunningEmulator, bin: string, dir: string): Promise<number> {
+  const stateDir = join(dir, '.deflow-resume');
+  await rm(stateDir, { recursive: true, force: true });
+  await cp(join(dir, '.deflow'), stateDir, { recursive: true });
+  const before = emulator.stats().requests;
+  const started = performance.now();
+  const child = spawn(process.execPath, [bin, 'run', 'resume.yaml', '--offline', '--quiet', '--state-dir', stateDir], {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, DEAPI_API_KEY: emulator.keys.api, DEAPI_BASE_URL: emulator.url },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const watch = setInterval(() => {
+      if (emulator.stats().requests === before) return;
+      const ms = performance.now() - started;
+      settled = true;
+      clearInterval(watch);
+      child.kill('SIGKILL');
+      void exited.then(() => resolve(ms));
+    }, 1);
+    void exited.then(() => {
+      if (settled) return;
+      clearInterval(watch);
+      reject(new Error(`the resumed run exited before its first request: ${stderr}`));
+    });
+  });
+}
+
+/** A run of N items, interrupted once `share` of its jobs are done: the state folder `dir/.deflow`. */
+async function prepareRun(emulator: RunningEmulator, dir: string, n: number, share: number): Promise<{ done: number; ms: number }> {
+  const started = performance.now();
+  await mkdir(dir, { recursive: true });
+  const lines = Array.from({ length: n }, (_, i) => `Line ${i + 1} of the startup benchmark, spoken once.`);
+  await writeFile(join(dir, 'lines.txt'), `${lines.join('\n')}\n`);
+  const workflow = [
+    'version: 1',
+    'name: bench-startup',
+    'steps:',
+    '  speak:',
+    '    task: audio.speech',
+    '    for_each: { file: lines.txt }',
+    '    with: { text: "${{ item.value }}", model: Kokoro, voice: af_sky, lang: en-us }',
+    '',
+  ].join('\n');
+  await writeFile(join(dir, 'resume.yaml'), workflow);
+  const validation = await validateWorkflow(join(dir, 'resume.yaml'), { offline: true });
+  if (!validation.graph) throw new Error(validation.errors.map((e) => e.message).join('\n'));
+  const { clock } = emulator;
+  const client = new DeapiClient({ apiKey: emulator.keys.api, baseUrl: emulator.url, clock, governor: new GatedGovernor({ clock }) });
+  let interrupt: () => void = () => {};
+  const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
+  const target = Math.floor(n * share);
+  let done = 0;
+  try {
+    const outcome = await runDurablyWith({
+      graph: validation.graph,
+      client,
+      clock,
+      stateDir: join(dir, '.deflow'),
+      interrupted,
+      graceMs: 0,
+      concurrency: 1000,
+      submitWindow: 64,
+      journalHooks: { datasync: async () => {} },
+      onEvent: (event) => {
+        if (event.type === 'item-done' && ++done >= target) interrupt();
+      },
+    });
+    if (outcome.status !== 'interrupted') throw new Error(`the prepared run ended ${outcome.status}, not interrupted`);
+    return { done: outcome.counts.done, ms: performance.now() - started };
+  } finally {
+    await client.close();
+  }
+}
