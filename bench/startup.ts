@@ -161,7 +161,7 @@ async function timeResume(emulator: RunningEmulator, bin: string, dir: string): 
 }
 
 /** A run of N items, interrupted once `share` of its jobs are done: the state folder `dir/.deflow`. */
-async function prepareRun(emulator: RunningEmulator, dir: string, n: number, share: number): Promise<{ done: number; ms: number }> {
+export async function prepareRun(emulator: RunningEmulator, dir: string, n: number, share: number): Promise<{ done: number; ms: number }> {
   const started = performance.now();
   await mkdir(dir, { recursive: true });
   const lines = Array.from({ length: n }, (_, i) => `Line ${i + 1} of the startup benchmark, spoken once.`);

@@ -1,6 +1,5 @@
 import { open } from 'node:fs/promises';
-import { fileTypeFromFile } from 'file-type';
-import { createFile, type Movie, MP4BoxBuffer } from 'mp4box';
+import type { Movie } from 'mp4box';
 
 /** What an ISO BMFF container (MP4, MOV) holds, as read by mp4box from its `moov`. */
 export interface Mp4Probe {
@@ -21,6 +20,8 @@ const ISO_BMFF_TYPES = new Set(['video/mp4', 'video/quicktime', 'audio/mp4', 'vi
  * reads. Resolves undefined when the file is not an ISO BMFF movie.
  */
 export async function probeMp4(path: string): Promise<Mp4Probe | undefined> {
+  // Loaded on first use: most commands never probe a movie, and both cost start-up time.
+  const [{ fileTypeFromFile }, { createFile, MP4BoxBuffer }] = await Promise.all([import('file-type'), import('mp4box')]);
   // mp4box logs parse errors to the console at any log level: only hand it ISO BMFF files.
   const type = await fileTypeFromFile(path).catch(() => undefined);
   if (!type || !ISO_BMFF_TYPES.has(type.mime)) return undefined;
