@@ -125,6 +125,8 @@ export interface NodeState {
   readonly attempt: number;
   /** The job of the last attempt, once known. */
   readonly requestId: string | null;
+  /** When that job's `submitted` record was written (clock ms), once known. */
+  readonly submittedAt: number | null;
   readonly cacheKey: string | null;
   /** Last polled status and progress while `submitted`. */
   readonly status: string | null;
@@ -175,7 +177,7 @@ export function replayRunState(records: readonly JournalRecord[]): RunState {
     end = null;
     let node = nodes.get(record.node);
     if (node === undefined) {
-      node = { node: record.node, phase: 'unknown', step: null, index: null, attempt: 0, requestId: null, cacheKey: null, status: null, progress: null, reason: null, paid: null, lost: false, last: record };
+      node = { node: record.node, phase: 'unknown', step: null, index: null, attempt: 0, requestId: null, submittedAt: null, cacheKey: null, status: null, progress: null, reason: null, paid: null, lost: false, last: record };
       nodes.set(record.node, node);
     }
     applyRecord(node, record);
@@ -197,6 +199,7 @@ function applyRecord(node: MutableNode, record: Exclude<JournalRecord, { t: 'run
       node.attempt = record.attempt;
       node.cacheKey = record.cache_key;
       node.requestId = null;
+      node.submittedAt = null;
       node.status = null;
       node.progress = null;
       node.paid = null;
@@ -207,6 +210,7 @@ function applyRecord(node: MutableNode, record: Exclude<JournalRecord, { t: 'run
       node.phase = 'submitted';
       node.attempt = record.attempt;
       node.requestId = record.request_id;
+      node.submittedAt = record.ts;
       node.reason = null;
       break;
     case 'done':

@@ -152,13 +152,13 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
         break;
       }
       case 'submitted':
-        polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId!, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey });
+        polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId!, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey, submittedAt: node.submittedAt });
         counts.submitted++;
         break;
       case 'unknown':
         if (node.requestId !== null) {
           // Its job exists (only its status could not be read): poll it again.
-          polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey });
+          polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey, submittedAt: node.submittedAt });
           counts.submitted++;
           break;
         }

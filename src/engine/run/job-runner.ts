@@ -107,15 +107,18 @@ export async function runNode(ctx: JobContext, id: number): Promise<NodeOutcome>
   return driveJob(ctx, id, prepared, cached.key, reserved, undefined);
 }
 
-/** Picks up a job an earlier run submitted: polls it, and goes on as for any job. */
-export async function resumeNode(ctx: JobContext, id: number, requestId: string, attempt: number, cacheKey: string | null = null): Promise<NodeOutcome> {
+/**
+ * Picks up a job an earlier run submitted: polls it, and goes on as for any job. `submittedAt`
+ * (clock ms, from the journal) dates the first poll: a job accepted long ago is asked at once.
+ */
+export async function resumeNode(ctx: JobContext, id: number, requestId: string, attempt: number, cacheKey: string | null = null, submittedAt: number | null = null): Promise<NodeOutcome> {
   const prepared = await prepareNode(ctx, id);
   if (typeof prepared === 'string') return prepared;
   // Already submitted: held whatever the budget says (nothing when it is paid for already).
   const high = ctx.pricer.high[id]!;
   const amount = Number.isNaN(high) || ctx.state.isPaid(id) ? 0 : high;
   ctx.budget.hold(amount);
-  return driveJob(ctx, id, prepared, cacheKey, amount, { requestId, attempt, acceptedAt: ctx.clock.now() });
+  return driveJob(ctx, id, prepared, cacheKey, amount, { requestId, attempt, acceptedAt: ctx.clock.now(), ...(submittedAt === null ? {} : { submittedAt }) });
 }
 
 /** Evaluates `if`, renders the request and the save path; a problem fails the item. */
@@ -197,6 +200,8 @@ interface ExistingJob {
   readonly requestId: string;
   readonly attempt: number;
   readonly acceptedAt: number;
+  /** When the earlier session journalled it as accepted (clock ms). */
+  readonly submittedAt?: number;
 }
 
 /** Submits (unless `existing`), polls, resubmits retryable failures, and finishes; settles the reservation. */
@@ -209,7 +214,7 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
   let charged = 0;
   try {
     for (let attempt = existing?.attempt ?? state.attempts[id]! + 1; ; attempt++) {
-      let job: { requestId: string; acceptedAt: number };
+      let job: { requestId: string; acceptedAt: number; submittedAt?: number };
       if (existing !== undefined && attempt === existing.attempt) job = existing;
       else {
         const submitted = await submitJob(ctx, id, step, prepared.fields, attempt, digest, cacheKey);
@@ -218,7 +223,7 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
         job = submitted;
       }
       const paidBefore = state.isPaid(id);
-      const polled = await poll(ctx, id, step, prepared.key, job.requestId, job.acceptedAt, jobSignal.signal);
+      const polled = await poll(ctx, id, step, prepared.key, job, jobSignal.signal);
       if (typeof polled === 'string') return polled;
       const cost = readCost(polled) ?? (polled.status === 'done' ? (state.quotedOf(id) ?? 0) : 0);
       // A job paid for in an earlier session was charged then.
@@ -255,8 +260,9 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
 }
 
 /** Polls until the job is final; transient failures wait and ask again. */
-async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, requestId: string, acceptedAt: number, signal: AbortSignal): Promise<JobStatus | NodeOutcome> {
+async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, job: { requestId: string; acceptedAt: number; submittedAt?: number }, signal: AbortSignal): Promise<JobStatus | NodeOutcome> {
   const { state, control } = ctx;
+  const { requestId, acceptedAt, submittedAt } = job;
   let failures = 0;
   for (;;) {
     try {
@@ -268,6 +274,7 @@ async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, r
         kind: step.task.resultKind,
         requestId,
         acceptedAt,
+        ...(submittedAt === undefined ? {} : { submittedAt }),
         version: step.def.apiVersion,
         timeoutMs: step.def.timeoutSeconds === undefined ? undefined : step.def.timeoutSeconds * 1000,
         onProgress: (status) => state.progress(id, status.status, status.progress),

@@ -22,6 +22,13 @@ export interface PollJobOptions {
   readonly requestId: string;
   /** Clock ms when the submission was accepted. */
   readonly acceptedAt: number;
+  /**
+   * A job an earlier session submitted (a resume): clock ms when that session journalled it as
+   * accepted. Its first poll is due the estimator's first delay after that (at once when that
+   * is past) rather than after `acceptedAt`, and what that poll finds teaches the estimator
+   * nothing: the job's age says nothing about how long jobs take.
+   */
+  readonly submittedAt?: number | undefined;
   readonly version?: 'v1' | 'v2';
   /** Fail the job after this long (clock ms since acceptance). */
   readonly timeoutMs?: number | undefined;
@@ -59,8 +66,10 @@ export class PollDeadlineError extends DeflowError {
 /** Polls until the job's status is final and returns that status. */
 export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
   const { clock, estimator, key, kind, signal } = options;
-  let delay = Math.max(0, options.acceptedAt + estimator.firstDelay(key, kind) - clock.now());
+  const dueFrom = Math.min(options.submittedAt ?? options.acceptedAt, options.acceptedAt);
+  let delay = Math.max(0, dueFrom + estimator.firstDelay(key, kind) - clock.now());
   let first = true;
+  const observes = options.submittedAt === undefined;
   for (;;) {
     if (options.timeoutMs !== undefined) {
       const left = options.acceptedAt + options.timeoutMs - clock.now();
@@ -77,7 +86,7 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
     const elapsed = clock.now() - options.acceptedAt;
     const final = isTerminalStatus(status.status);
     // A failed job stopped early: its time says nothing about how long jobs take.
-    if (first && status.status !== 'error') estimator.observeFirstPoll(key, kind, elapsed, final, status.progress);
+    if (first && observes && status.status !== 'error') estimator.observeFirstPoll(key, kind, elapsed, final, status.progress);
     first = false;
     if (final) return status;
     options.onProgress?.(status);

@@ -36,6 +36,8 @@ export type SeedNode =
       readonly cacheKey?: string | null;
       /** Done and paid for in an earlier session (USD charged then), its result not saved: fetched again, never resubmitted. */
       readonly paid?: { readonly cost: number | null };
+      /** Clock ms when the earlier session journalled the job as accepted (its first poll is due from then). */
+      readonly submittedAt?: number | null;
     }
   /** Paid in an earlier session, its result lost for good: reported as such. */
   | { readonly state: 'unsaved'; readonly step: string; readonly k: number; readonly requestId: string; readonly error: EventError }
@@ -47,7 +49,7 @@ export type SeedNode =
 /** What runs a node (the job runner; benchmarks swap in a no-op to measure the bookkeeping alone). */
 export interface NodeRunners {
   run(ctx: JobContext, id: number): Promise<NodeOutcome>;
-  resume(ctx: JobContext, id: number, requestId: string, attempt: number, cacheKey: string | null): Promise<NodeOutcome>;
+  resume(ctx: JobContext, id: number, requestId: string, attempt: number, cacheKey: string | null, submittedAt?: number | null): Promise<NodeOutcome>;
 }
 
 const JOB_RUNNERS: NodeRunners = { run: runNode, resume: resumeNode };
@@ -115,7 +117,7 @@ export class Scheduler {
         state.seedPaid(id, seed.requestId);
       } else {
         state.seedSubmitted(id, seed.attempt, seed.requestId, seed.paid !== undefined);
-        this.launch(id, () => this.runners.resume(this.ctx, id, seed.requestId, seed.attempt, seed.cacheKey ?? null));
+        this.launch(id, () => this.runners.resume(this.ctx, id, seed.requestId, seed.attempt, seed.cacheKey ?? null, seed.submittedAt ?? null));
       }
     }
   }
