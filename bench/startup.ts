@@ -36,6 +36,17 @@ import { median, printTable, readNumberArg, round } from './_bench-util.js';
 /** The repository (dist-bench/bench/startup.js is two levels down). */
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 
+/**
+ * Real time (the resumed processes use the system clock, and the journal they read must be
+ * dated on it), short jobs, no rate limit in the way of the preparation.
+ */
+export const EMULATOR_CONFIG = {
+  time_scale: 1,
+  balance: 1_000_000,
+  rate_limits: { endpoints: { 'audio/speech': { rpm: 1_000_000, rpd: null } }, jobs_status: null },
+  jobs: { durations: { 'audio/speech': 100 }, jitter: 0.3, scale_by_input: false },
+};
+
 /** The targets of issue 11: `--help` ≤ 2×, validate ≤ 3.5× a bare node; resume ≤ 0.5 s. */
 const TARGETS = { help_ratio: 2, validate_ratio: 3.5, resume_ms: 500 };
 
@@ -46,14 +57,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const doneShare = readNumberArg(args, 'done', 0.95);
   const bin = binPath();
   const dir = await mkdtemp(join(tmpdir(), 'deflow-bench-startup-'));
-  const emulator = await startEmulator({
-    config: {
-      time_scale: 1000,
-      balance: 1_000_000,
-      rate_limits: { endpoints: { 'audio/speech': { rpm: 1_000_000, rpd: null } }, jobs_status: null },
-      jobs: { durations: { 'audio/speech': 2_000 }, jitter: 0.3, scale_by_input: false },
-    },
-  });
+  const emulator = await startEmulator({ config: EMULATOR_CONFIG });
   try {
     process.stdout.write(`startup: ${bin}; ${runs} rounds; resume of a ${n}-item run with ${round(doneShare * 100, 1)} % of the jobs done\n`);
     const prepared = await prepareRun(emulator, dir, n, doneShare);

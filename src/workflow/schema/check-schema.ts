@@ -1,10 +1,13 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from 'ajv';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import type { YamlLocator } from '../yaml/yaml-locator.js';
 import { buildWorkflowSchema } from './build-workflow-schema.js';
 import { EXPRESSION_REF } from './field-schema.js';
+import { LOADER_AJV_OPTIONS } from './loader-ajv-options.js';
 import { mapAjvError } from './map-ajv-error.js';
 import { splitWorkflowSchema } from './split-workflow-schema.js';
+import { STANDALONE_VALIDATORS_DIR, withValidatorFile } from './standalone-validator-files.js';
 import { entriesOf, isRecord, own } from '../model/plain.js';
 
 /** Options for {@link checkSchema}. */
@@ -17,13 +20,6 @@ export interface CheckSchemaOptions {
   readonly leaveToRules?: boolean;
 }
 
-/**
- * Ajv settings of the loader. `strict` mode and code optimisation each cost hundreds of
- * milliseconds on this schema (~300 field schemas) at every CLI start, so they are off here;
- * a test compiles the same schema in strict mode, which is where schema mistakes show up.
- */
-export const LOADER_AJV_OPTIONS = { allErrors: true, verbose: true, strict: false, allowUnionTypes: true, code: { optimize: false } } as const;
-
 interface Validators {
   readonly core: ValidateFunction;
   readonly withOf: (task: string) => ValidateFunction | undefined;
@@ -31,16 +27,43 @@ interface Validators {
 
 let validators: Validators | undefined;
 
+const requireHere = createRequire(import.meta.url);
+
 /**
- * The compiled workflow schema: the shape at once, each task's `with` rules on first use.
- * Kept for the process: it is derived from constant catalogue data, so one copy is correct.
+ * The compiled workflow schema: the build's precompiled validators when they are there
+ * (standalone-validators.ts), else the schema compiled here, the shape at once and each task's
+ * `with` rules on first use. Kept for the process: it is derived from constant catalogue data,
+ * so one copy is correct.
  */
 function getValidators(): Validators {
-  if (validators) return validators;
+  validators ??= loadPrecompiled() ?? compileValidators();
+  return validators;
+}
+
+/** The validators the build wrote into `validators/` beside this file; undefined when absent. */
+function loadPrecompiled(): Validators | undefined {
+  let core: { validate: ValidateFunction; tasks: readonly string[] };
+  try {
+    core = requireHere(`./${STANDALONE_VALIDATORS_DIR}/core.cjs`) as typeof core;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
+    throw error;
+  }
+  const tasks = new Set(core.tasks);
+  return {
+    core: core.validate,
+    // Only a known task names a file: the task string comes from the workflow.
+    withOf: (task) => (tasks.has(task) ? (requireHere(`./${STANDALONE_VALIDATORS_DIR}/${withValidatorFile(task)}`) as { validate: ValidateFunction }).validate : undefined),
+  };
+}
+
+function compileValidators(): Validators {
+  // Loaded only here: a built CLI validates with the precompiled code and never loads ajv.
+  const { Ajv } = requireHere('ajv') as { Ajv: typeof AjvClass };
   const ajv = new Ajv(LOADER_AJV_OPTIONS);
   const { core, withByTask } = splitWorkflowSchema(buildWorkflowSchema());
   const compiledWith = new Map<string, ValidateFunction>();
-  validators = {
+  return {
     core: ajv.compile(core),
     withOf: (task) => {
       const schema = withByTask.get(task);
@@ -50,7 +73,6 @@ function getValidators(): Validators {
       return found;
     },
   };
-  return validators;
 }
 
 /** Validates a parsed document against the workflow schema; each error comes back at its file position. */
