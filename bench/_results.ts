@@ -76,8 +76,9 @@ export function renderPerformanceTables(results: BenchResults, file: string): st
       `${results.commit ? `, commit ${results.commit.slice(0, 7)}` : ''}; load average ${m.load_start} at the start, ${m.load_end} at the end (the machine was shared).`,
     '',
   ];
-  const pipeline = results.benches['pipeline'] as { cells?: readonly PipelineRow[] } | undefined;
-  if (pipeline?.cells) {
+  const cells = ['pipeline', 'pipeline-scale2'].flatMap((key) => (results.benches[key] as { cells?: readonly PipelineRow[] } | undefined)?.cells ?? []);
+  const pipeline = cells.length > 0 ? { cells } : undefined;
+  if (pipeline) {
     lines.push(
       'Pipeline (transcribe → speak, jobs 30 s and 10 s ± 30 %), deflow against the better of the fair hand-written clients (p-limit 8 / 32):',
       '',
