@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import { useChromium } from '../helpers/chromium.js';
 import { useDemoWorkspace } from '../helpers/demo-workspace.js';
+import { useEmulator } from '../helpers/emulator-http.js';
 import { createFakeCliIO } from '../helpers/fake-cli-io.js';
 
 const MAX_BYTES = 5 * 1024 * 1024;
@@ -103,5 +104,34 @@ describe('the HTML report in headless Chromium', () => {
     expect(await page.locator('[data-total="jobs"] b').textContent()).toBe('2000');
     expect(Number(await page.locator('[data-total="failed"] b').textContent())).toBe(failures);
     await page.close();
+  });
+
+  it("marks real 429s on the pool's lane: two runs on one account without a shared governor", async () => {
+    const browser = await useChromium();
+    // Real time, 2-second windows of 8 embeddings: each run alone would pace itself; together they collide.
+    const emulator = await useEmulator({ config: { time_scale: 1, balance: 100, rate_limits: { minute_window_s: 2, endpoints: { embeddings: { rpm: 8 } } }, jobs: { duration_ms: 300 } } });
+    const dir = await useDemoWorkspace();
+    const runs = ['a', 'b'].map(async (name) => {
+      await writeFile(join(dir, `${name}.txt`), Array.from({ length: 16 }, (_, i) => `line ${i} of ${name}`).join('\n'));
+      await writeFile(
+        join(dir, `${name}.yaml`),
+        ['version: 1', `name: ${name}`, 'steps:', '  embed:', '    task: text.embed', `    for_each: { file: ${name}.txt }`, '    with: { input: "${{ item.value }}", model: Bge_M3_FP16 }', ''].join('\n'),
+      );
+      const io = { ...createFakeCliIO(dir), env: { DEAPI_API_KEY: emulator.keys.api, DEAPI_BASE_URL: emulator.url } };
+      return runCli(['run', `${name}.yaml`, '--html', `${name}.html`, '--quiet', '--state-dir', `state-${name}`], io);
+    });
+    expect(await Promise.all(runs)).toEqual([0, 0]);
+    let throttles = 0;
+    for (const name of ['a', 'b']) {
+      const { page, errors } = await open(browser, join(dir, `${name}.html`));
+      expect(errors).toEqual([]);
+      const markers = await page.locator('.lane.pool[data-pool="embeddings"] .marker.throttled').count();
+      expect(Number(await page.locator('[data-total="429s"] b').textContent())).toBe(markers);
+      expect(await page.locator('.lane.pool[data-pool="embeddings"] .marker.throttled title').first().textContent().catch(() => '')).toMatch(markers > 0 ? /^embeddings: 429 at .+, Retry-After / : /^$/);
+      throttles += markers;
+      await page.close();
+    }
+    // The emulator refused requests with 429, and each one the runs saw is on a page.
+    expect(throttles).toBeGreaterThan(0);
   });
 });
