@@ -59,4 +59,27 @@ describe('the HTML report page', () => {
     expect(html).toContain('job req-99 failed &lt;b&gt; <span class="reason">(TIMEOUT)</span>');
     expect(html).not.toMatch(/<(link|img|iframe)\b|\bsrc=|url\(|@import|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
   });
+
+  it('draws a resumed run once: a crashed first session, the second marked on the axis, earlier jobs not counted twice', () => {
+    const start = (ts: number): LoggedEvent => ({ type: 'run-started', ts, run_id: 'r1', workflow: 'w.yaml', workflow_name: 'w', resumed: ts !== T0, steps: [{ id: 'embed', task: 'text.embed', items: 2 }] });
+    const model = buildTimeline([
+      start(T0),
+      { type: 'item-submitted', ts: T0 + 10, node: node('embed', 0), request_id: 'req-0', attempt: 1, quoted_cost: null },
+      { type: 'item-done', ts: T0 + 900, node: node('embed', 0), request_id: 'req-0', cost: 0.5, quoted_cost: null, cached: false, outputs: [], started_at: T0 + 10 },
+      // The process was killed here; a second session resumes the run.
+      start(T0 + 5000),
+      { type: 'item-done', ts: T0 + 900, node: node('embed', 0), request_id: 'req-0', cost: 0.5, quoted_cost: null, cached: false, earlier: true, outputs: [], started_at: T0 + 900 },
+      { type: 'item-submitted', ts: T0 + 5010, node: node('embed', 1), request_id: 'req-1', attempt: 1, quoted_cost: null },
+      { type: 'item-done', ts: T0 + 5900, node: node('embed', 1), request_id: 'req-1', cost: 0.25, quoted_cost: null, cached: false, outputs: [], started_at: T0 + 5010 },
+      { type: 'run-finished', ts: T0 + 6000, run_id: 'r1', status: 'done', exit_code: 0, counts: {}, spent: 0.75, quoted: null, resume_command: null },
+    ]);
+    expect(model.sessions.map((s) => s.status)).toEqual(['crashed', 'done']);
+    expect(model.steps[0]?.costActual).toBe(0.75);
+    const html = renderHtmlReport(model);
+    expect(html.match(/class="lane job"/g)).toHaveLength(2);
+    expect(html.match(/class="session"/g)).toHaveLength(1);
+    expect(html).toContain(', 2 sessions');
+    expect(html).toMatch(/data-total="spent"><b>\$0\.7500<\/b>/);
+  });
 });
+
