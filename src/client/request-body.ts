@@ -2,10 +2,13 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { pipeline, Readable, Transform } from 'node:stream';
-import FormData from 'form-data';
+import { createRequire } from 'node:module';
+import type FormDataClass from 'form-data';
 import { DeflowError } from '../common/index.js';
 import type { BodyKind } from '../service/index.js';
 import { type FieldValue, isFileRef, isStreamRef, type RequestFields } from './field-values.js';
+
+const requireHere = createRequire(import.meta.url);
 
 /** A request body ready for undici, built fresh for every attempt (streams are single-use). */
 export interface EncodedBody {
@@ -17,7 +20,10 @@ export interface EncodedBody {
 /** Encodes `fields` as JSON or multipart, as the endpoint's catalogue entry says. */
 export async function encodeBody(kind: BodyKind, fields: RequestFields): Promise<EncodedBody> {
   if (kind === 'json') return { body: JSON.stringify(toJson(fields, '')), contentType: 'application/json', contentLength: undefined };
-  return encodeMultipart(await sizeFiles(flattenMultipart(fields)));
+  const parts = await sizeFiles(flattenMultipart(fields));
+  // Loaded on the first upload: most runs never send a file.
+  const FormData = requireHere('form-data') as typeof FormDataClass;
+  return encodeMultipart(parts, FormData);
 }
 
 /**
@@ -86,7 +92,7 @@ async function sizeFiles(parts: FlatPart[]): Promise<SizedPart[]> {
  * stays flat whatever the size. The form carries a Content-Length only when every part's
  * length is known; otherwise undici sends it chunked.
  */
-function encodeMultipart(parts: SizedPart[]): EncodedBody {
+function encodeMultipart(parts: SizedPart[], FormData: typeof FormDataClass): EncodedBody {
   const form = new FormData();
   const sources: Readable[] = [];
   // undici destroys the form when the exchange ends or fails; the form does not pass that on.

@@ -40,6 +40,11 @@ export class EventLogRenderer implements EventRenderer {
   }
 
   private write(value: unknown): void {
+    // Events come in bursts (a resume logs every item done before): one write per tick, not per line.
+    if (!this.stream.writableCorked) {
+      this.stream.cork();
+      process.nextTick(() => this.stream.uncork());
+    }
     this.stream.write(`${JSON.stringify(value)}\n`);
   }
 }

@@ -30,13 +30,24 @@ export class NdjsonRenderer implements EventRenderer {
   }
 }
 
+/** Keys already converted: events repeat a few dozen keys (a resume logs every item done before). */
+const SNAKE_KEYS = new Map<string, string>();
+const SNAKE_KEYS_MAX = 10_000;
+
+function snakeKey(key: string): string {
+  let snake = SNAKE_KEYS.get(key);
+  if (snake === undefined) {
+    snake = key.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
+    if (SNAKE_KEYS.size < SNAKE_KEYS_MAX) SNAKE_KEYS.set(key, snake);
+  }
+  return snake;
+}
+
 /** A deep copy of `value` with every object key in snake_case. */
 export function toSnakeCaseKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(toSnakeCaseKeys);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    out[key.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`)] = toSnakeCaseKeys(inner);
-  }
+  for (const [key, inner] of Object.entries(value)) out[snakeKey(key)] = toSnakeCaseKeys(inner);
   return out;
 }

@@ -6,7 +6,6 @@
  */
 import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseBuffer, parseFile } from 'music-metadata';
 import { probeMp4 } from '../../common/index.js';
 
 /**
@@ -40,6 +39,8 @@ export async function readMediaDuration(path: string): Promise<number | undefine
       if (probe && Number.isFinite(probe.durationSeconds) && probe.durationSeconds > 0) return probe.durationSeconds;
     }
     const options = { skipCovers: true };
+    // Loaded for the first audio file: most runs never read one's duration.
+    const { parseBuffer, parseFile } = await import('music-metadata');
     const { format } = start.whole ? await parseBuffer(start.bytes, undefined, options) : await parseFile(path, options);
     return format.duration !== undefined && Number.isFinite(format.duration) && format.duration > 0 ? format.duration : undefined;
   } catch {

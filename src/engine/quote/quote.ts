@@ -12,7 +12,6 @@
  * 3. Assemble: a price, a range and a basis per item; totals per step and overall; the balance.
  */
 import { readFile } from 'node:fs/promises';
-import { imageSize } from 'image-size';
 import pLimit from 'p-limit';
 import { type Clock, DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, systemClock } from '../../common/index.js';
 import type { RunEventSink } from '../events.js';
@@ -219,6 +218,7 @@ async function prepareSteps(steps: readonly QuoteStep[], options: PrepareOptions
 /** The pixel size of a local image (its header only), or undefined. */
 async function readImageSize(path: string): Promise<ImageSize | undefined> {
   try {
+    const { imageSize } = await import('image-size');
     const { width, height } = imageSize(await readFile(path));
     return width && height ? { width, height } : undefined;
   } catch {

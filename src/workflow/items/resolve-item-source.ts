@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
+import type FastGlob from 'fast-glob';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import fg from 'fast-glob';
 import { formatPath } from '../format-path.js';
 import { prepareScope } from '../expressions/evaluate.js';
 import { staticValue } from '../expressions/static-value.js';
@@ -8,6 +9,8 @@ import type { ForEachDef, Template, Workflow } from '../types.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import { createMatrixItems, createPathItems, createValueItems, type ItemList } from './item-list.js';
 import { readItemFile } from './read-item-file.js';
+
+const requireHere = createRequire(import.meta.url);
 
 /** Most items one step may fan out over. */
 export const MAX_ITEMS = 1_000_000;
@@ -48,11 +51,13 @@ export async function resolveItemSource(
       const failed = patterns.find((p): p is WorkflowError => p instanceof WorkflowError);
       if (failed) return { ok: false, error: failed };
       if (patterns.some((p) => p === '')) return { ok: false, error: problem(workflow, source.path, 'expected a glob pattern, got an empty string') };
+      // Loaded for the first glob: workflows without one never need it.
+      const fg = requireHere('fast-glob') as typeof FastGlob;
       const paths = (await fg(patterns as string[], { cwd: workflow.dir, onlyFiles: true, unique: true, dot: false })).sort(compareCodeUnits);
       items = createPathItems(paths, `glob ${patterns.map((p) => JSON.stringify(p)).join(', ')}`);
       if (paths.length === 0) {
         // An empty folder is a quiet night; a folder that does not exist is a mistake.
-        const missing = (patterns as string[]).map((p) => staticBase(p)).find((base) => base !== '' && !existsSync(resolve(workflow.dir, base)));
+        const missing = (patterns as string[]).map((p) => staticBase(p, fg.isDynamicPattern)).find((base) => base !== '' && !existsSync(resolve(workflow.dir, base)));
         if (missing !== undefined) return { ok: false, error: problem(workflow, source.path, `glob ${patterns.join(', ')}: folder ${JSON.stringify(missing)} not found (looked in ${workflow.dir})`) };
         const warning = new WorkflowError(WORKFLOW_CODES.forEach, workflow.locator.at(source.path), `glob ${patterns.join(', ')} matched no files (looked in ${workflow.dir}); the step has no items`);
         return { ok: true, items, warning };
@@ -84,11 +89,11 @@ function problem(workflow: Workflow, path: readonly (string | number)[], reason:
 }
 
 /** The folder part of a pattern before its first wildcard segment (`media/episodes` of `media/episodes/*.mp3`). */
-function staticBase(pattern: string): string {
+function staticBase(pattern: string, isDynamicPattern: (segment: string) => boolean): string {
   const segments = pattern.split('/');
   const fixed: string[] = [];
   for (const segment of segments.slice(0, -1)) {
-    if (segment !== '' && fg.isDynamicPattern(segment)) break;
+    if (segment !== '' && isDynamicPattern(segment)) break;
     fixed.push(segment);
   }
   return fixed.join('/');
