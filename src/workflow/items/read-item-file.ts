@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { parse } from 'csv-parse/sync';
+import type { parse as parseCsv } from 'csv-parse/sync';
 import { formatBytes } from '../yaml/read-source-file.js';
 
 /** Largest for_each file read (one item per line or row). */
@@ -39,7 +39,8 @@ export async function readItemFile(path: string): Promise<ItemFileResult> {
     return fail(code === 'ENOENT' ? 'file not found' : `cannot read the file (${code ?? String(error)})`);
   }
   if (extension === '.txt') return { ok: true, values: lines(text).map(([, line]) => line) };
-  if (extension === '.csv') return readCsv(text);
+  // Loaded for the first CSV: most item files are text or JSON lines.
+  if (extension === '.csv') return readCsv(text, (await import('csv-parse/sync')).parse);
   return readJsonLines(text);
 }
 
@@ -64,7 +65,7 @@ function readJsonLines(text: string): ItemFileResult {
   return { ok: true, values };
 }
 
-function readCsv(text: string): ItemFileResult {
+function readCsv(text: string, parse: typeof parseCsv): ItemFileResult {
   let duplicate: string | undefined;
   try {
     const values = parse<Record<string, string>>(text, {

@@ -1,5 +1,4 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { fileTypeFromBuffer } from 'file-type';
 import { TRANSCRIBE_AUDIO_FILE, TRANSCRIBE_SOURCE_FILE } from '../../service/index.js';
 import type { FileRule } from '../../service/index.js';
 import { formatBytes } from '../yaml/read-source-file.js';
@@ -41,6 +40,8 @@ export class FileSniffer {
     }
     const expected = `expected ${rule.formats.join(', ')}`;
     if (size === 0) return `${expected}, got an empty file`;
+    // Loaded for the first file sniffed: workflows without local files never need it.
+    const { fileTypeFromBuffer } = await import('file-type');
     const detected = await fileTypeFromBuffer(head);
     if (!detected) return `${expected}, got content of an unrecognised format`;
     const format = ALIASES[detected.ext] ?? detected.ext;

@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const trace = join(root, 'test', 'helpers', 'module-trace.mjs');
+
+/** Packages that cost a start dearly, and what needs them. */
+const HEAVY = ['undici', 'ajv', 'listr2', 'bullmq', 'ioredis', 'mp4box', 'music-metadata', 'file-type', 'image-size', 'form-data', 'fast-glob', 'csv-parse', 'yaml', '@actions/expressions', 'busboy'];
+
+let cli: BuiltCli;
+let traces: string;
+
+beforeAll(async () => {
+  cli = await buildCliAside('deflow-light-start-');
+  traces = await mkdtemp(join(tmpdir(), 'deflow-light-start-trace-'));
+});
+afterAll(async () => {
+  await cli?.remove();
+  await rm(traces, { recursive: true, force: true });
+});
+
+/** The modules `deflow ARGS` loads: npm packages by name, and the folders of dist/ it reaches. */
+async function modulesOf(name: string, args: readonly string[]): Promise<{ packages: Set<string>; layers: Set<string> }> {
+  const out = join(traces, `${name}.txt`);
+  await promisify(execFile)(process.execPath, ['--import', trace, cli.main, ...args], { cwd: root, env: { ...process.env, MODULE_TRACE_OUT: out, DEAPI_API_KEY: '' } });
+  const lines = (await readFile(out, 'utf8')).split('\n');
+  // ajv's runtime helpers (string length, deep equality), which compiled validators call, are not ajv.
+  const packages = new Set(lines.filter((line) => !/node_modules\/ajv\/dist\/runtime\//.test(line)).flatMap((line) => [...line.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1]!).slice(-1)));
+  const dist = `${cli.main.slice(0, -'cli/main.js'.length)}`;
+  const layers = new Set(lines.flatMap((line) => (line.replace(/^file:\/\//, '').startsWith(dist) ? [line.replace(/^file:\/\//, '').slice(dist.length).split('/')[0]!] : [])));
+  return { packages, layers };
+}
+
+describe('a light start', () => {
+  it('--help loads commander and the CLI definitions only: no heavy package, no layer but cli and common', async () => {
+    const { packages, layers } = await modulesOf('help', ['--help']);
+    expect([...packages]).toEqual(['commander']);
+    expect([...layers].sort()).toEqual(['cli', 'common']);
+  });
+
+  it('validate --offline loads the precompiled schema, not ajv, and nothing of the client, engine, report or emulator', async () => {
+    const { packages, layers } = await modulesOf('validate', ['validate', 'workflows/demo.yaml', '--offline']);
+    expect(packages.has('fast-deep-equal')).toBe(true); // the precompiled validators ran
+    // The demo lists its clips with a glob and has local files to sniff: those two are its own.
+    expect(HEAVY.filter((name) => packages.has(name)).sort()).toEqual(['@actions/expressions', 'fast-glob', 'file-type', 'yaml']);
+    expect([...layers].sort()).toEqual(['cli', 'common', 'service', 'workflow']);
+  });
+});
