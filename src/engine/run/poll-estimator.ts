@@ -73,7 +73,12 @@ interface Track {
   silent: number;
   /** The estimate was set from a progress reading (not only from the prior and the tracker). */
   calibrated: boolean;
+  /** Jobs sent on early first polls while searching. */
+  scouts: number;
 }
+
+/** Jobs of a key that poll early while its duration is unknown. */
+const SCOUTS = 4;
 
 /**
  * Least progress (percent) that calibrates an estimate the search left uncalibrated: a job just
@@ -109,7 +114,14 @@ export class PollEstimator {
    */
   firstDelay(key: string, kind: ResultKind): number {
     const track = this.track(key, kind);
-    return this.clamp(track.searching ? track.estimate / 5 : track.estimate);
+    if (!track.searching) return this.clamp(track.estimate);
+    // A few scouts poll early; the jobs started with them wait out the prior, since when many
+    // start together (a fan-out's first window) every early poll would pay the search again.
+    if (track.scouts < SCOUTS) {
+      track.scouts++;
+      return this.clamp(track.estimate / 5);
+    }
+    return this.clamp(track.estimate);
   }
 
   /** The estimate for `key` (ms), used to size concurrency. */
@@ -199,7 +211,7 @@ export class PollEstimator {
 
   private track(key: string, kind: ResultKind): Track {
     let track = this.tracks.get(key);
-    if (!track) this.tracks.set(key, (track = { estimate: this.prior(kind), observations: 0, searching: true, silent: 0, calibrated: false }));
+    if (!track) this.tracks.set(key, (track = { estimate: this.prior(kind), observations: 0, searching: true, silent: 0, calibrated: false, scouts: 0 }));
     return track;
   }
 

@@ -78,6 +78,12 @@ describe('poll estimator', () => {
     expect(estimator.settledMs('task')).toBe(40_000);
   });
 
+  it('sends only a few scouts on early first polls while a duration is unknown; the jobs started with them wait out the prior', () => {
+    const estimator = new PollEstimator({ priorMs: () => 10_000 });
+    const first = Array.from({ length: 10 }, () => estimator.firstDelay('task', 'text'));
+    expect(first).toEqual([2000, 2000, 2000, 2000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000]);
+  });
+
   it('backs off, within its cap, when the job reports no progress', () => {
     const estimator = new PollEstimator({ maxDelayMs: 20_000 });
     expect(estimator.nextDelay({ elapsedMs: 8000, progress: 0, previousDelayMs: 8000 })).toBe(12_000);
