@@ -99,7 +99,7 @@ describe('the cost of a run killed and resumed twice', () => {
       expect(Math.round(report.invocations.reduce((s: number, i: { cost_actual: number }) => s + i.cost_actual, 0) * 1e6) / 1e6).toBe(delta);
       expect(report.steps.every((s: { cost_actual: number }) => s.cost_actual > 0)).toBe(true);
 
-      const status = JSON.parse((await promisify(execFile)(process.execPath, [cli.main, 'status', '--json'], { cwd: dir })).stdout);
+      const status = JSON.parse((await promisify(execFile)(process.execPath, [cli.main, 'status', runId!, '--json'], { cwd: dir })).stdout);
       expect(status.cost.actual).toBe(delta);
       expect(status.cost.invocations.map((i: { cost_actual: number }) => i.cost_actual)).toEqual(report.invocations.map((i: { cost_actual: number }) => i.cost_actual));
       const jobs = (await call(emulator, 'GET', '/_emulator/jobs')).body as { params_digest: string }[];

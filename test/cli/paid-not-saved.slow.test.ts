@@ -46,7 +46,7 @@ describe('a paid result is never paid again', () => {
     expect(item.cost_actual).toBeGreaterThan(0);
     expect(report.totals).toMatchObject({ failed: 1, unsaved: 1 });
     expect(await readFile(join(dir, 'junit.xml'), 'utf8')).toContain('state: paid, not saved');
-    const status = await deflow(dir, emulator, ['status', '--json']);
+    const status = await deflow(dir, emulator, ['status', 'workflow.yaml', '--json']);
     expect(JSON.parse(status.io.stdoutText()).steps[0]).toMatchObject({ step: 'transcribe', unsaved: 1 });
 
     await rm(join(dir, 'out', 'c0.txt'), { recursive: true });

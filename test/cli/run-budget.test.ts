@@ -85,7 +85,7 @@ describe('deflow run --max-cost', () => {
     const report = JSON.parse(await readFile(join(dir, '.deflow', 'runs', runId, 'report.json'), 'utf8'));
     expect(report.totals.cost_actual).toBe(delta);
     expect(report.invocations.map((i: { cost_actual: number }) => i.cost_actual).reduce((a: number, b: number) => a + b, 0)).toBeCloseTo(delta, 9);
-    const status = await deflow(dir, emulator, ['status', '--json']);
+    const status = await deflow(dir, emulator, ['status', runId, '--json']);
     const json = JSON.parse(status.io.stdoutText());
     expect(json.cost.actual).toBe(delta);
     expect(json.cost.invocations.length).toBeGreaterThanOrEqual(2);
