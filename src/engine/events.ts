@@ -80,6 +80,8 @@ export type RunEvent =
       readonly steps: readonly { readonly id: string; readonly task: string; readonly items: number }[];
       /** Earlier sessions of this run, oldest first (empty for a new run). */
       readonly earlier?: readonly EarlierInvocation[];
+      /** Virtual seconds per real second of the run's clock (the emulator's accelerated clock); absent at 1. */
+      readonly timeScale?: number;
     }
   | {
       readonly type: 'quoted';
@@ -143,7 +145,15 @@ export type RunEvent =
   /** A 429 closed the pool's window for `waitMs`. */
   | { readonly type: 'throttled'; readonly ts: number; readonly pool: string; readonly waitMs: number }
   /** The governor holds the pool's requests until its window refills (no 429: the pacing working). */
-  | { readonly type: 'rate-wait'; readonly ts: number; readonly pool: string; readonly waitMs: number }
+  | {
+      readonly type: 'rate-wait';
+      readonly ts: number;
+      readonly pool: string;
+      readonly waitMs: number;
+      /** The pool's learned rate: `limit` requests per `windowSeconds` (when known). */
+      readonly limit?: number;
+      readonly windowSeconds?: number;
+    }
   /** A pool's daily window is used up: its items are deferred (or, with `wait`, wait for `resetAt`); other pools go on. */
   | { readonly type: 'daily-limit'; readonly ts: number; readonly pool: string; readonly resetAt: number | null; readonly wait?: boolean }
   | { readonly type: 'warning'; readonly ts: number; readonly message: string }

@@ -12,6 +12,7 @@ import type { EventRenderer } from './event-renderer.js';
 import { formatCost } from './format-cost.js';
 import { HeartbeatRenderer } from './heartbeat-renderer.js';
 import { formatFinalSummary } from './progress-lines.js';
+import { PoolWaits } from './pool-waits.js';
 import { isStepSettled, RunTally, type StepProgress } from './run-tally.js';
 import { realTicker, type Ticker } from './ticker.js';
 
@@ -71,6 +72,8 @@ interface StepTask {
   readonly progress: StepProgress;
   wrapper: ListrTaskWrapper<unknown, typeof DefaultRenderer, typeof DefaultRenderer> | null;
   dirty: boolean;
+  /** Its title showed a wait at the last refresh (cleared once the wait is over). */
+  waited: boolean;
   outcome: StepOutcome | null;
   settle: (outcome: StepOutcome) => void;
   readonly settled: Promise<StepOutcome>;
@@ -91,9 +94,12 @@ export class TtyRenderer implements EventRenderer {
   private readonly tasks = new Map<string, StepTask>();
   private readonly palette: Palette;
   private readonly ticker: Ticker;
+  private readonly waits = new PoolWaits();
   private listrRun: Promise<unknown> | null = null;
   private stopTicking: (() => void) | null = null;
   private ending: Promise<void> | null = null;
+  /** Step id → what its pool waits for, as of the last refresh. */
+  private waiting = new Map<string, string>();
 
   constructor(
     private readonly stream: NodeJS.WritableStream,
@@ -104,6 +110,7 @@ export class TtyRenderer implements EventRenderer {
   }
 
   handle(event: RunEvent): void {
+    this.waits.apply(event);
     if (event.type === 'run-started') {
       this.tally.apply(event);
       this.start();
@@ -171,9 +178,12 @@ export class TtyRenderer implements EventRenderer {
   }
 
   private refresh(): void {
+    // A waiting step's countdown changes with time, not with events.
+    this.waiting = this.waits.byStep();
     for (const task of this.tasks.values()) {
-      if (!task.dirty || task.wrapper === null || task.outcome !== null) continue;
+      if ((!task.dirty && !this.waiting.has(task.progress.id) && !task.waited) || task.wrapper === null || task.outcome !== null) continue;
       task.dirty = false;
+      task.waited = this.waiting.has(task.progress.id);
       task.wrapper.title = this.title(task.progress);
     }
   }
@@ -208,6 +218,9 @@ export class TtyRenderer implements EventRenderer {
     if (step.unknown > 0) parts.push(palette.red(`${step.unknown} unknown`));
     if (step.skipped > 0) parts.push(palette.yellow(`${step.skipped} skipped`));
     parts.push(formatCost(step.spent));
+    // What holds it back: `audio/speech: 20/min, next window in 42s`.
+    const wait = this.waiting.get(step.id);
+    if (wait !== undefined && step.done + step.failed + step.skipped + step.unknown < step.items) parts.push(palette.yellow(`waiting: ${wait}`));
     const task = step.task === '' ? '' : ` ${palette.dim(`(${step.task})`)}`;
     return `${palette.bold(step.id)}${task}  ${parts.join(' · ')}`;
   }
@@ -222,6 +235,7 @@ function createStepTask(progress: StepProgress): StepTask {
     progress,
     wrapper: null,
     dirty: false,
+    waited: false,
     outcome: null,
     settled,
     settle: (outcome) => {

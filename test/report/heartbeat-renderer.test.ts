@@ -8,7 +8,7 @@ function lines(text: string): string[] {
 }
 
 describe('HeartbeatRenderer', () => {
-  it('prints one progress line per interval, not one per item', () => {
+  it('prints a progress line when something changed, not one per item, and not the same line every interval', () => {
     const stderr = memoryStream();
     const ticker = manualTicker();
     const renderer = new HeartbeatRenderer(stderr, { ticker });
@@ -18,9 +18,44 @@ describe('HeartbeatRenderer', () => {
     expect(lines(stderr.text())).toEqual(['[deflow] running Podcast: 1000 items in 1 steps (run run-1)']);
     ticker.tick();
     expect(lines(stderr.text()).at(-1)).toBe('[deflow] 120/1000 done · 8 running · 0 failed · 0 skipped · $0.1234 spent');
+    // Nothing changed: no new line until 30 s of 5 s ticks have passed.
+    for (let i = 0; i < 5; i++) ticker.tick();
+    expect(lines(stderr.text())).toHaveLength(2);
     ticker.tick();
+    expect(lines(stderr.text())).toHaveLength(3);
+    renderer.handle(done(node('fan', 120, 'k120'), T0 + 400, { cost: 0.001, startedAt: T0 + 120 }));
     ticker.tick();
     expect(lines(stderr.text())).toHaveLength(4);
+    expect(lines(stderr.text()).at(-1)).toMatch(/^\[deflow\] 121\/1000 done/);
+  });
+
+  it('says what a pool waits for and for how long, with an ETA from the learned rate, labelled virtual on the emulator clock', () => {
+    const stderr = memoryStream();
+    const ticker = manualTicker();
+    let real = 1_000_000;
+    const renderer = new HeartbeatRenderer(stderr, { ticker, realNow: () => real });
+    renderer.handle({ ...runStarted([{ id: 'speak', task: 'audio.speech', items: 40 }]), timeScale: 20 } as RunEvent);
+    renderer.handle({ type: 'rate-wait', ts: T0 + 1000, pool: 'audio/speech', waitMs: 42_000, limit: 20, windowSeconds: 60 });
+    ticker.tick();
+    expect(lines(stderr.text()).at(-1)).toBe(
+      '[deflow] 0/40 done · 0 running · 0 failed · 0 skipped · $0.00 spent · waiting: audio/speech: 20/min, next window in 42.0s virtual · ETA 2m 00s virtual',
+    );
+    // Half a real second later at time scale 20: 10 virtual seconds have passed; the same wait is not printed again.
+    real += 500;
+    ticker.tick();
+    expect(lines(stderr.text())).toHaveLength(2);
+    // Past the window: the wait is gone, which is a change.
+    real += 2000;
+    ticker.tick();
+    expect(lines(stderr.text()).at(-1)).toBe('[deflow] 0/40 done · 0 running · 0 failed · 0 skipped · $0.00 spent');
+  });
+
+  it('says a used-up daily window defers its pool while other pools go on', () => {
+    const stderr = memoryStream();
+    const renderer = new HeartbeatRenderer(stderr, { ticker: manualTicker() });
+    renderer.handle(runStarted([{ id: 'speak', task: 'audio.speech', items: 4 }]));
+    renderer.handle({ type: 'daily-limit', ts: T0, pool: 'audio/speech', resetAt: T0 + 3_600_000 });
+    expect(lines(stderr.text()).at(-1)).toBe('[deflow] daily rate limit reached (audio/speech): its items are deferred until 2026-01-02T04:04:05.000Z; other pools go on');
   });
 
   it('lists the first failures, then only counts them', () => {

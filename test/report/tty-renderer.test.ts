@@ -78,4 +78,18 @@ describe('createProgressRenderer', () => {
       HeartbeatRenderer,
     );
   });
+
+  it('shows in a waiting step\'s title what its pool waits for and for how long', async () => {
+    const stderr = memoryStream({ isTTY: true });
+    const ticker = manualTicker();
+    const renderer = new TtyRenderer(stderr, { color: false, ticker, animate: false });
+    renderer.handle({ ...runStarted([{ id: 'speak', task: 'audio.speech', items: 40 }]) });
+    for (let i = 0; i < 400 && !stripAnsi(stderr.text()).includes('❯ speak'); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    renderer.handle({ type: 'rate-wait', ts: T0 + 1000, pool: 'audio/speech', waitMs: 42_000, limit: 20, windowSeconds: 60 });
+    ticker.tick();
+    for (let i = 0; i < 400 && !stripAnsi(stderr.text()).includes('waiting'); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(stripAnsi(stderr.text())).toMatch(/speak \(audio\.speech\) {2}0\/40 done · \$0\.00 · waiting: audio\/speech: 20\/min,\s+next window in 4\d\.\ds/);
+    renderer.handle(runFinished({ total: 40, done: 0, cached: 0, failed: 0, skipped: 0, unknown: 0, pending: 40 }, { ts: T0 + 2000 }));
+    await renderer.finish();
+  });
 });

@@ -15,7 +15,14 @@ export function watchGovernor(governor: Governor, clock: Clock, sink: RunEventSi
   const onThrottled = (event: GovernorEvents['throttled'][0]): void => {
     const now = clock.now();
     const pool = event.model ? `${event.pool} (${event.model})` : event.pool;
-    sink({ type: event.reason === '429' ? 'throttled' : 'rate-wait', ts: now, pool, waitMs: Math.max(0, (event.until ?? now) - now) });
+    const waitMs = Math.max(0, (event.until ?? now) - now);
+    if (event.reason === '429') {
+      sink({ type: 'throttled', ts: now, pool, waitMs });
+      return;
+    }
+    // The rate it waits for, so a progress view can say `audio/speech: 20/min, next window in 42 s`.
+    const bucket = governor.describe().find((b) => b.bucket === event.bucket);
+    sink({ type: 'rate-wait', ts: now, pool, waitMs, ...(bucket !== undefined && bucket.limit > 0 ? { limit: bucket.limit, windowSeconds: bucket.windowSeconds } : {}) });
   };
   const onDaily = (event: GovernorEvents['dailyExhausted'][0]): void => {
     sink({ type: 'daily-limit', ts: clock.now(), pool: event.model ? `${event.pool} (${event.model})` : event.pool, resetAt: Number.isFinite(event.resetAt) ? event.resetAt : null });

@@ -123,3 +123,18 @@ describe('a daily limit stops one pool, not the run', () => {
     expect(emulator.stats().by_status['429'] ?? 0).toBe(0);
   });
 });
+
+describe('waits you can see', () => {
+  it('a window wait names its pool, its learned rate and how long; run-started says the clock is accelerated', async () => {
+    const emulator = await useFastEmulator({ rate_limits: { endpoints: { 'audio/speech': { rpm: 2, rpd: null } } } });
+    const dir = await useWorkspace({ 'workflow.yaml': CHAIN('partial'), ...files(4) });
+    const { of, outcome } = await runKeepGoing(dir, emulator);
+    expect(outcome.exitCode).toBe(0);
+    expect(of('run-started')[0]?.timeScale).toBe(200);
+    const waits = of('rate-wait').filter((e) => e.pool === 'audio/speech');
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits[0]).toMatchObject({ limit: 2, windowSeconds: 60 });
+    expect(waits[0]!.waitMs).toBeGreaterThan(0);
+    expect(waits[0]!.waitMs).toBeLessThanOrEqual(60_000);
+  });
+});
