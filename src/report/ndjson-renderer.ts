@@ -5,9 +5,10 @@ import type { EventRenderer } from './event-renderer.js';
  * The first line of `--json` output (schemas/events.schema.json). `format_version` is the major
  * version (a renamed or removed field bumps it); `format` is `major.minor` after Terraform's
  * machine-readable UI, the minor counting added events and fields (1.1: `item-queued`,
- * `item-downloading`, `rate-wait`).
+ * `item-downloading`, `rate-wait`; 1.2: `item-deferred`, skip kinds, deferred pools, rates in
+ * `rate-wait`, the clock's time scale in `run-started`).
  */
-export const NDJSON_VERSION_LINE = { type: 'version', format: '1.1', format_version: 1, tool: 'deflow' } as const;
+export const NDJSON_VERSION_LINE = { type: 'version', format: '1.2', format_version: 1, tool: 'deflow' } as const;
 
 /**
  * `--json`: one JSON object per line on `stream` (stdout), the version line first. Keys are

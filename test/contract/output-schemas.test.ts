@@ -33,7 +33,7 @@ describe('machine-readable outputs match their schemas', () => {
     const run = await cli(dir, ['run', 'workflows/demo.yaml', '--emulator', '--json', '--max-cost', '1', '--report', 'run.json']);
     expect(run.code, run.stderr).toBe(0);
     const events = ndjson(run.stdout);
-    expect(events[0]).toEqual({ type: 'version', format: '1.1', format_version: 1, tool: 'deflow' });
+    expect(events[0]).toEqual({ type: 'version', format: '1.2', format_version: 1, tool: 'deflow' });
     const types = new Set(events.map((e) => e['type']));
     for (const type of ['run-started', 'quoted', 'item-queued', 'item-submitted', 'item-downloading', 'item-done', 'run-finished']) expect(types).toContain(type);
     events.forEach((event, i) => expectValid('events', event, `stdout line ${i + 1}: ${String(event['type'])}`));

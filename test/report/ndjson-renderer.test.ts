@@ -10,7 +10,7 @@ describe('NdjsonRenderer', () => {
     for (const event of events) renderer.handle(event);
     const lines = stdout.text().split('\n');
     expect(lines.pop()).toBe('');
-    expect(lines[0]).toBe('{"type":"version","format":"1.1","format_version":1,"tool":"deflow"}');
+    expect(lines[0]).toBe('{"type":"version","format":"1.2","format_version":1,"tool":"deflow"}');
     expect(lines).toHaveLength(events.length + 1);
     expect(lines.slice(1).map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(events.map((e) => e.type));
   });

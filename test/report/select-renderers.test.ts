@@ -40,7 +40,7 @@ describe('createReporters', () => {
     for (const event of events) reporters.sink(event);
     await reporters.finish();
     const lines = stdout.text().trim().split('\n');
-    expect(lines[0]).toBe('{"type":"version","format":"1.1","format_version":1,"tool":"deflow"}');
+    expect(lines[0]).toBe('{"type":"version","format":"1.2","format_version":1,"tool":"deflow"}');
     expect(lines).toHaveLength(events.length + 1);
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
     expect(stderr.text()).toContain('[deflow] running Podcast');
