@@ -26,6 +26,8 @@ export interface BenchResults {
   readonly commit: string | null;
   /** Each benchmark's returned figures, by name. */
   readonly benches: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Parts not rerun in this run (`--suite LABEL…`): the results file each was measured in. */
+  readonly carried_from?: Readonly<Record<string, string>>;
 }
 
 /** The markers around the generated table in the README. */
@@ -74,8 +76,10 @@ export function renderPerformanceTables(results: BenchResults, file: string): st
   const lines: string[] = [
     `Recorded by \`npm run bench\` on ${results.started_at.slice(0, 10)} (\`${file}\`): ${m.cpus} × ${m.cpu}, ${m.memory_gib} GiB, ${m.os}, Node ${results.node}` +
       `${results.commit ? `, commit ${results.commit.slice(0, 7)}` : ''}; load average ${m.load_start} at the start, ${m.load_end} at the end (the machine was shared).`,
-    '',
   ];
+  const carried = Object.entries(results.carried_from ?? {});
+  if (carried.length > 0) lines.push(`Carried over from earlier runs on the same machine (not rerun): ${carried.map(([label, from]) => `${label} from \`${from}\``).join(', ')}.`);
+  lines.push('');
   const cells = ['pipeline', 'pipeline-scale2'].flatMap((key) => (results.benches[key] as { cells?: readonly PipelineRow[] } | undefined)?.cells ?? []);
   const pipeline = cells.length > 0 ? { cells } : undefined;
   if (pipeline) {
@@ -125,8 +129,17 @@ export function renderPerformanceTables(results: BenchResults, file: string): st
       '',
     );
   }
-  const startup = results.benches['startup'];
-  if (startup) lines.push(`Start-up (bench/startup.ts): \`${JSON.stringify(startup)}\``, '');
+  const startup = results.benches['startup'] as Record<string, number> | undefined;
+  if (startup) {
+    const targets = (startup['targets'] ?? {}) as unknown as Record<string, number>;
+    lines.push(
+      `Start-up (bench/startup.ts, medians of ${startup['runs']} against \`node -e 0\` at ${num(startup['node_ms'], 0)} ms): \`deflow --help\` ${num(startup['help_ms'], 0)} ms ` +
+        `(${num(startup['help_ratio'])} ×, target ≤ ${targets['help_ratio']} ×), \`deflow validate\` ${num(startup['validate_ms'], 0)} ms (${num(startup['validate_ratio'])} ×, ` +
+        `target ≤ ${targets['validate_ratio']} ×), resume of ${startup['resume_n']} items to the first request ${num(startup['resume_to_first_request_ms'], 0)} ms ` +
+        `(target ≤ ${targets['resume_ms']} ms).`,
+      '',
+    );
+  }
   return lines.join('\n').trimEnd();
 }
 

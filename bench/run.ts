@@ -9,9 +9,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BenchResults } from './_results.js';
+import { type BenchResults, latestResultsFile, readResults } from './_results.js';
 
 type Bench = { run(args: string[]): Promise<Record<string, unknown>> };
 
@@ -51,8 +51,20 @@ process.exit(0);
 async function runSuite(): Promise<void> {
   const started = new Date();
   const loadStart = round2(loadavg()[0] ?? 0);
-  const benches: Record<string, Record<string, unknown>> = {};
+  const benches: Record<string, Readonly<Record<string, unknown>>> = {};
   const only = args.length > 0 ? new Set(args) : null;
+  // With a subset, the other parts are carried over from the latest results file, named there.
+  const dir = resolve(here, '..', '..', 'bench', 'results');
+  const carried: Record<string, string> = {};
+  const previous = only ? latestResultsFile(dir) : undefined;
+  if (previous) {
+    const earlier = readResults(previous);
+    for (const [label, figures] of Object.entries(earlier.benches)) {
+      if (only!.has(label)) continue;
+      benches[label] = figures;
+      carried[label] = earlier.carried_from?.[label] ?? `bench/results/${basename(previous)}`;
+    }
+  }
   for (const [label, bench, benchArgs] of SUITE) {
     if (only && !only.has(label)) continue;
     if (!available.includes(bench)) {
@@ -78,9 +90,8 @@ async function runSuite(): Promise<void> {
     node: process.version,
     commit: gitCommit(),
     benches,
+    ...(Object.keys(carried).length > 0 ? { carried_from: carried } : {}),
   };
-  // dist-bench/bench/run.js → the repository's bench/results.
-  const dir = resolve(here, '..', '..', 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${started.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
