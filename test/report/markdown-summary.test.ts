@@ -113,3 +113,21 @@ describe('Markdown text helpers', () => {
     expect(codeSpan('a`b|c')).toBe('`` a`b\\|c ``');
   });
 });
+
+describe('renderMarkdownSummary: keep-going and daily deferral', () => {
+  it('names items left out as invalid, and each pool whose daily limit deferred items with its reset', () => {
+    const builder = new RunReportBuilder();
+    builder.handle(runStarted([{ id: 'transcribe', task: 'audio.transcribe', items: 2 }, { id: 'speak', task: 'audio.speech', items: 2 }]));
+    builder.handle({ type: 'item-skipped', ts: T0 + 1, node: node('transcribe', 1, 'inbox/bad.mp3'), reason: 'nightly.yaml:8:26: inbox/bad.mp3: expected aac, mp3, got an empty file', kind: 'invalid' });
+    builder.handle({ type: 'item-skipped', ts: T0 + 2, node: node('speak', 1, 'inbox/bad.mp3'), reason: 'steps.transcribe item 1 was left out (invalid input)', kind: 'upstream' });
+    builder.handle({ type: 'item-deferred', ts: T0 + 3, node: node('speak', 0, 'inbox/good.mp3'), pool: 'audio/speech', resetAt: T0 + 3_600_000 });
+    const finished = runFinished({ total: 4, done: 1, cached: 0, failed: 0, skipped: 2, unknown: 0, pending: 1 }, { ts: T0 + 10, status: 'daily-limit', exitCode: 5 });
+    builder.handle({ ...finished, deferred: [{ pool: 'audio/speech', resetAt: T0 + 3_600_000, items: 1 }] } as typeof finished);
+    const markdown = renderMarkdownSummary(builder);
+    expect(markdown).toContain('### Skipped (2)');
+    expect(markdown).toMatch(/transcribe\[1\].*\(left out: invalid input\): nightly\.yaml:8:26: inbox\/bad\.mp3: expected aac/);
+    expect(markdown).toContain('### Deferred by a daily limit (1)');
+    expect(markdown).toContain('- `audio/speech`: 1 item, until 2026-01-02T04:04:05.000Z; a run after the reset finishes them');
+  });
+});
+
