@@ -159,11 +159,14 @@ function toJson(value: FieldValue, where: string): unknown {
 }
 
 async function statFile(path: string): Promise<number> {
+  let info: Awaited<ReturnType<typeof stat>>;
   try {
-    return (await stat(path)).size;
+    info = await stat(path);
   } catch (error) {
     throw inputFileError(path, error);
   }
+  if (!info.isFile()) throw new DeflowError('E_INPUT_FILE', `${path}: expected a regular file, got a folder, FIFO, socket or device`, { details: { path } });
+  return info.size;
 }
 
 function inputFileError(path: string, cause: unknown): DeflowError {

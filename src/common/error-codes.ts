@@ -94,6 +94,7 @@ export const ERROR_EXIT_CODES = {
   E_JOURNAL_MISSING: EXIT.failed,
   E_JOURNAL_VERSION: EXIT.failed,
   E_JOURNAL_WRITE: EXIT.failed,
+  E_STATE_DIR: EXIT.usage,
   E_STATE_LOCKED: EXIT.failed,
   E_REPORT_WRITE: EXIT.failed,
   E_INIT_WRITE: EXIT.failed,

@@ -47,13 +47,13 @@ describe('YAML parsing', () => {
     expect(lines(await validateText(tempDir, ''))).toEqual(['wf.yaml:1:1: workflow: expected object, got null']);
   });
 
-  it('refuses a file over 5 MiB before reading it', async () => {
+  it('refuses a file over 1 MiB before reading it', async () => {
     const dir = await tempDir();
     const file = join(dir, 'big.yaml');
     await writeFile(file, 'version: 1\n');
-    await truncate(file, 5 * 1024 * 1024 + 1);
+    await truncate(file, 1024 * 1024 + 1);
     const result = await validateWorkflow('big.yaml', { cwd: dir, offline: true });
-    expect(lines(result)).toEqual(['big.yaml:1:1: workflow: expected a file of at most 5 MiB, got more than 5 MiB']);
+    expect(lines(result)).toEqual(['big.yaml:1:1: workflow: expected a file of at most 1 MiB, got more than 1 MiB']);
     expect(result.errors[0]?.code).toBe('E_WORKFLOW_TOO_LARGE');
   });
 

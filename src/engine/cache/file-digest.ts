@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { DeflowError } from '../../common/index.js';
 
 /** The lowercase hex sha256 of a file's content and its size, streamed. */
 export async function hashFile(path: string): Promise<{ sha256: string; size: number }> {
@@ -37,7 +38,15 @@ export function createFileDigester(): FileDigester {
   return {
     async digest(path) {
       const absolute = resolve(path);
-      const info = await stat(absolute);
+      let info: Awaited<ReturnType<typeof stat>>;
+      try {
+        info = await stat(absolute);
+      } catch (error) {
+        const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+        throw new DeflowError('E_INPUT_FILE', `${path}: ${reason}`, { cause: error, details: { path } });
+      }
+      // A FIFO or a device would block the read, or never end.
+      if (!info.isFile()) throw new DeflowError('E_INPUT_FILE', `${path}: expected a regular file, got a folder, FIFO, socket or device`, { details: { path } });
       const key = `${absolute}\0${info.size}\0${info.mtimeMs}`;
       let pending = memo.get(key);
       if (pending === undefined) {

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Clock } from '../../common/index.js';
+import { DeflowError, isDeflowError } from '../../common/index.js';
 import type { JobGraph } from '../../workflow/index.js';
 import { type Journal, type JournalOptions, openJournal } from './journal.js';
 import { JournalNodeIds } from './journal-node-ids.js';
@@ -91,8 +92,25 @@ export function openDurableRun(options: OpenDurableRunOptions): Promise<DurableR
   return openDurableRunWith(options);
 }
 
-/** {@link openDurableRun} with the test seams of {@link OpenDurableRunInternals}. */
+/**
+ * {@link openDurableRun} with the test seams of {@link OpenDurableRunInternals}. A state folder
+ * that cannot be written (read-only, a file in its path, a full disk) is `E_STATE_DIR`, before
+ * anything is submitted.
+ */
 export async function openDurableRunWith(options: OpenDurableRunInternals): Promise<DurableRun> {
+  try {
+    return await openOrCreate(options);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if (isDeflowError(error) || typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw error;
+    throw new DeflowError('E_STATE_DIR', `${options.stateDir}: cannot write the state folder (${(error as Error).message}); pass --state-dir with a writable folder`, {
+      cause: error,
+      details: { stateDir: options.stateDir, errno: code },
+    });
+  }
+}
+
+async function openOrCreate(options: OpenDurableRunInternals): Promise<DurableRun> {
   const digest = options.workflowDigest ?? (await digestWorkflow(options.graph));
   const ids = new JournalNodeIds(options.graph);
   if (options.runId !== undefined) {

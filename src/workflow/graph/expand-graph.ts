@@ -6,6 +6,7 @@ import { itemsOfStep, resolveSources } from '../items/resolve-sources.js';
 import { createModelSource, type ModelSource } from '../models/model-source.js';
 import { MODEL_CATALOGUE } from '../../service/index.js';
 import type { FilledValue } from '../render/fill-defaults.js';
+import { outputDirProblem } from '../render/resolve-save-path.js';
 import type { Workflow } from '../types.js';
 import { WORKFLOW_CODES, WorkflowError, WorkflowInvalidError } from '../workflow-error.js';
 import { analyzeSteps, type StepAnalysis } from './analyze-steps.js';
@@ -84,6 +85,8 @@ export function resolveOutputDir(workflow: Workflow, inputs: Readonly<Record<str
   } catch (error) {
     throw new WorkflowInvalidError([new WorkflowError(WORKFLOW_CODES.expression, at, `cannot render the output folder (${error instanceof Error ? error.message : String(error)})`, { cause: error })]);
   }
-  if (rendered.trim() === '') throw new WorkflowInvalidError([new WorkflowError(WORKFLOW_CODES.savePath, at, 'expected an output folder, got an empty path')]);
-  return resolve(workflow.dir, rendered);
+  const absolute = resolve(workflow.dir, rendered);
+  const problem = outputDirProblem(rendered, absolute);
+  if (problem !== undefined) throw new WorkflowInvalidError([new WorkflowError(WORKFLOW_CODES.savePath, at, problem)]);
+  return absolute;
 }

@@ -53,9 +53,14 @@ function lines(text: string): [number, string][] {
   return out;
 }
 
+/** Deepest nesting of an item's value (expressions walk it recursively). */
+export const MAX_ITEM_NESTING = 64;
+
 function readJsonLines(text: string): ItemFileResult {
   const values: unknown[] = [];
   for (const [number, line] of lines(text)) {
+    const depth = bracketDepth(line);
+    if (depth > MAX_ITEM_NESTING) return failAt(number, `expected at most ${MAX_ITEM_NESTING} levels of nesting in an item, got ${depth}`);
     try {
       values.push(JSON.parse(line));
     } catch (error) {
@@ -63,6 +68,23 @@ function readJsonLines(text: string): ItemFileResult {
     }
   }
   return { ok: true, values };
+}
+
+/** How deep `[` and `{` nest in a JSON line, outside strings. */
+function bracketDepth(line: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) deepest = Math.max(deepest, ++depth);
+    else if (c === 93 || c === 125) depth--;
+  }
+  return deepest;
 }
 
 function readCsv(text: string, parse: typeof parseCsv): ItemFileResult {

@@ -12,6 +12,9 @@ import { readItemFile } from './read-item-file.js';
 
 const requireHere = createRequire(import.meta.url);
 
+/** Longest file or folder name most file systems take (bytes). */
+const MAX_NAME_BYTES = 255;
+
 /** Most items one step may fan out over. */
 export const MAX_ITEMS = 1_000_000;
 
@@ -53,7 +56,17 @@ export async function resolveItemSource(
       if (patterns.some((p) => p === '')) return { ok: false, error: problem(workflow, source.path, 'expected a glob pattern, got an empty string') };
       // Loaded for the first glob: workflows without one never need it.
       const fg = requireHere('fast-glob') as typeof FastGlob;
-      const paths = (await fg(patterns as string[], { cwd: workflow.dir, onlyFiles: true, unique: true, dot: false })).sort(compareCodeUnits);
+      const long = (patterns as string[]).flatMap((p) => p.split('/')).find((segment) => Buffer.byteLength(segment) > MAX_NAME_BYTES);
+      if (long !== undefined) {
+        return { ok: false, error: problem(workflow, source.path, `glob ${patterns.join(', ')}: expected path parts of at most ${MAX_NAME_BYTES} bytes, got one of ${Buffer.byteLength(long)}`) };
+      }
+      let paths: string[];
+      try {
+        paths = (await fg(patterns as string[], { cwd: workflow.dir, onlyFiles: true, unique: true, dot: false })).sort(compareCodeUnits);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+        return { ok: false, error: problem(workflow, source.path, `glob ${patterns.join(', ')}: cannot list the files (${code})`) };
+      }
       items = createPathItems(paths, `glob ${patterns.map((p) => JSON.stringify(p)).join(', ')}`);
       if (paths.length === 0) {
         // An empty folder is a quiet night; a folder that does not exist is a mistake.

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { DeflowError } from '../../common/index.js';
 import { WORKFLOW_CODES } from '../workflow-error.js';
@@ -23,6 +24,34 @@ export function savePathProblem(rendered: string): string | undefined {
   const segments = normalized.split('/');
   if (segments.includes('..')) return 'expected a path inside the output folder, got a ".." segment';
   if (normalized.endsWith('/') || segments[segments.length - 1] === '.') return 'expected a file name at the end, got a folder';
+  return longNameProblem(segments);
+}
+
+/** Longest file or folder name most file systems take, in bytes (the `.part` suffix included). */
+export const MAX_NAME_BYTES = 255;
+const PART_SUFFIX_BYTES = '.part'.length;
+
+function longNameProblem(segments: readonly string[]): string | undefined {
+  const long = segments.find((segment) => Buffer.byteLength(segment) > MAX_NAME_BYTES - PART_SUFFIX_BYTES);
+  return long === undefined ? undefined : `expected file and folder names of at most ${MAX_NAME_BYTES - PART_SUFFIX_BYTES} bytes, got one of ${Buffer.byteLength(long)}`;
+}
+
+/**
+ * Why a rendered output folder cannot take the results (a NUL, an over-long name, an existing
+ * file such as /etc/passwd), or undefined when it can. `absolute` is where it resolves.
+ */
+export function outputDirProblem(rendered: string, absolute: string): string | undefined {
+  if (rendered.trim() === '') return 'expected an output folder, got an empty path';
+  if (rendered.includes('\0')) return 'expected an output folder, got a NUL character';
+  const long = longNameProblem(rendered.replace(/\\/g, '/').split('/'));
+  if (long !== undefined) return long;
+  try {
+    if (!statSync(absolute).isDirectory()) return `expected a folder, got an existing file ${absolute}`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') return `expected a folder, got a path through an existing file (${absolute})`;
+    // Missing: created when the first result is saved.
+  }
   return undefined;
 }
 

@@ -40,7 +40,12 @@ export const inputFiles: Rule = {
           const label = itemLabel(known.k, known.item?.value === known.value.value ? undefined : known.item?.value);
           const paths = Array.isArray(known.value.value) ? known.value.value : [known.value.value];
           for (const path of paths) {
-            if (path === null || typeof path !== 'string' || path === '') continue;
+            if (path === null || path === '') continue;
+            if (typeof path !== 'string') {
+              const got = Array.isArray(path) ? 'a list' : typeof path === 'object' ? 'an object' : `a ${typeof path} (${JSON.stringify(path)})`;
+              problems.add(`${step.id} ${field.name} type ${known.k ?? ''}`, () => new WorkflowError(WORKFLOW_CODES.inputFile, at, `expected a file path (a string), got ${got}${label}`, problemItem(step.id, known.k)));
+              continue;
+            }
             if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
               const urlField = step.spec.fields.find((f) => f.url && !f.https)?.name;
               const hint = urlField ? `; ${step.spec.id} takes URLs in ${urlField}` : '';

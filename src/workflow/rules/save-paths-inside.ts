@@ -1,6 +1,7 @@
 import { prepareScope } from '../expressions/evaluate.js';
 import { contextsOf, staticValue } from '../expressions/static-value.js';
-import { savePathProblem } from '../render/resolve-save-path.js';
+import { resolve } from 'node:path';
+import { outputDirProblem, savePathProblem } from '../render/resolve-save-path.js';
 import type { ContextName, Template } from '../types.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import { ItemProblems, itemLabel, problemItem } from './item-problems.js';
@@ -17,6 +18,14 @@ export const savePathsInside: Rule = {
   name: 'savePathsInside',
   check(context) {
     const { workflow, report } = context;
+    const output = staticValue(workflow.output, KNOWN_NOW, prepareScope({ inputs: context.inputs }));
+    if (output.kind === 'value') {
+      const rendered = String(output.value ?? '');
+      const problem = outputDirProblem(rendered, resolve(workflow.dir, rendered.includes('\0') ? '.' : rendered));
+      if (problem !== undefined) report(new WorkflowError(WORKFLOW_CODES.savePath, workflow.locator.at(['output']), problem));
+    }
+    // Every path known before the run, and the step that saves to it: two steps may not share one.
+    const savedBy = new Map<string, string>();
     for (const step of workflow.steps) {
       const save = step.save;
       if (!save) continue;
@@ -47,6 +56,10 @@ export const savePathsInside: Rule = {
         const first = seen.get(path);
         if (first !== undefined) problems.add(`duplicate ${path}`, () => new WorkflowError(WORKFLOW_CODES.savePath, at, `items ${first} and ${k} would both be saved to ${JSON.stringify(path)}`));
         else seen.set(path, k);
+        const other = savedBy.get(path);
+        if (other !== undefined && other !== step.id) {
+          problems.add(`collision ${path}`, () => new WorkflowError(WORKFLOW_CODES.savePath, at, `steps ${other} and ${step.id} would both save to ${JSON.stringify(path)}${label}; one output would overwrite the other`, problemItem(step.id, item ? k : undefined)));
+        } else savedBy.set(path, step.id);
       }
       problems.flush(report);
     }

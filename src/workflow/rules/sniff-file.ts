@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from 'node:fs';
 import { TRANSCRIBE_AUDIO_FILE, TRANSCRIBE_SOURCE_FILE } from '../../service/index.js';
 import type { FileRule } from '../../service/index.js';
 import { formatBytes } from '../yaml/read-source-file.js';
@@ -25,10 +25,12 @@ export class FileSniffer {
     let size: number;
     let head: Buffer;
     try {
-      const fd = openSync(path, 'r');
+      // Non-blocking: a FIFO is refused below instead of waiting for a writer.
+      const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
       try {
         const info = fstatSync(fd);
-        if (!info.isFile()) return 'expected a file, got a folder';
+        if (info.isDirectory()) return 'expected a file, got a folder';
+        if (!info.isFile()) return 'expected a regular file, got a FIFO, socket or device';
         size = info.size;
         head = Buffer.from(this.#buffer.subarray(0, readSync(fd, this.#buffer, 0, SNIFF_BYTES, 0)));
       } finally {

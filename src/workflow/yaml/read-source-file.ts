@@ -1,8 +1,18 @@
+import { constants as fsConstants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 
-/** Largest workflow (or inputs file) read, checked before parsing: big configs are refused, not parsed. */
-export const MAX_WORKFLOW_BYTES = 5 * 1024 * 1024;
+/**
+ * Largest workflow (or inputs file) read, checked before parsing: big configs are refused, not
+ * parsed (long item lists belong in a `for_each: { file }`).
+ */
+export const MAX_WORKFLOW_BYTES = 1024 * 1024;
+
+/** Most lines, and most flow separators (`,`), a workflow may have: parsing stays well under a second. */
+export const MAX_WORKFLOW_LINES = 20_000;
+
+/** Deepest nesting of `[` and `{` a workflow may have (a parser recurses on each level). */
+export const MAX_WORKFLOW_NESTING = 64;
 
 /**
  * Reads a text file for parsing, refusing it past `maxBytes` without reading it whole.
@@ -12,7 +22,8 @@ export async function readSourceFile(path: string, displayName: string, maxBytes
   const where = { file: displayName, line: 1, col: 1, path: 'workflow' };
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, 'r');
+    // Non-blocking: a FIFO or a device is refused below instead of waiting for a writer.
+    handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read the file (${describeError(error)})`;
     throw new WorkflowError(WORKFLOW_CODES.file, where, reason, { cause: error });
@@ -31,12 +42,43 @@ export async function readSourceFile(path: string, displayName: string, maxBytes
       if (length === buffer.length) break;
     }
     if (length > maxBytes) throw tooLarge(where, length, maxBytes);
-    return stripBom(buffer.subarray(0, length).toString('utf8'));
+    const text = stripBom(buffer.subarray(0, length).toString('utf8'));
+    checkComplexity(text, where);
+    return text;
   } catch (error) {
     if (error instanceof WorkflowError) throw error;
     throw new WorkflowError(WORKFLOW_CODES.file, where, `cannot read the file (${describeError(error)})`, { cause: error });
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Refuses, by a linear scan before any parsing, text whose parse would cost too much time or
+ * stack: too many lines or flow items, or `[`/`{` nested too deep.
+ */
+function checkComplexity(text: string, where: { file: string; line: number; col: number; path: string }): void {
+  let lines = 1;
+  let commas = 0;
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) lines++;
+    else if (c === 44) commas++;
+    else if (c === 91 || c === 123) {
+      if (++depth > deepest) deepest = depth;
+    } else if ((c === 93 || c === 125) && depth > 0) depth--;
+  }
+  if (lines > MAX_WORKFLOW_LINES || commas > MAX_WORKFLOW_LINES) {
+    throw new WorkflowError(
+      WORKFLOW_CODES.tooLarge,
+      where,
+      `expected at most ${MAX_WORKFLOW_LINES} lines and ${MAX_WORKFLOW_LINES} flow items, got ${lines} lines and ${commas} commas (long lists of items belong in a for_each: { file })`,
+    );
+  }
+  if (deepest > MAX_WORKFLOW_NESTING) {
+    throw new WorkflowError(WORKFLOW_CODES.tooLarge, where, `expected at most ${MAX_WORKFLOW_NESTING} levels of [ ] and { } nesting, got ${deepest}`);
   }
 }
 
