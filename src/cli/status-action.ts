@@ -160,6 +160,7 @@ export function formatStatus(status: RunStatusJson): string[] {
   else {
     // Items waiting for a used-up daily window get their own column, only when there are some.
     const deferred = status.steps.some((s) => s.deferred > 0);
+    const unsaved = status.steps.some((s) => s.unsaved > 0);
     const rows = status.steps.map((s) => [
       s.step,
       String(s.done),
@@ -168,11 +169,13 @@ export function formatStatus(status: RunStatusJson): string[] {
       ...(deferred ? [String(s.deferred)] : []),
       String(s.unknown),
       String(s.failed),
+      ...(unsaved ? [String(s.unsaved)] : []),
       String(s.skipped + s.withdrawn),
       formatCost(s.cost),
       quotedCell(s),
     ]);
-    lines.push(formatTable(['step', 'done', 'cached', 'running', ...(deferred ? ['deferred'] : []), 'unknown', 'failed', 'skipped', 'spent', 'quoted'], rows));
+    lines.push(formatTable(['step', 'done', 'cached', 'running', ...(deferred ? ['deferred'] : []), 'unknown', 'failed', ...(unsaved ? ['paid, not saved'] : []), 'skipped', 'spent', 'quoted'], rows));
+    if (unsaved) lines.push('', 'paid, not saved: these jobs are paid for; the next run of the workflow fetches their results again and never submits them again');
   }
   const { cost } = status;
   const quoted = cost.quoted === null ? 'not quoted' : `quoted ${formatTotal(cost.quoted)}`;

@@ -48,6 +48,7 @@ describe('a paid result is never paid again', () => {
     expect(await readFile(join(dir, 'junit.xml'), 'utf8')).toContain('state: paid, not saved');
     const status = await deflow(dir, emulator, ['status', 'workflow.yaml', '--json']);
     expect(JSON.parse(status.io.stdoutText()).steps[0]).toMatchObject({ step: 'transcribe', unsaved: 1 });
+    expect((await deflow(dir, emulator, ['status', 'workflow.yaml'])).io.stdoutText()).toContain('paid, not saved: these jobs are paid for');
 
     await rm(join(dir, 'out', 'c0.txt'), { recursive: true });
     const again = await deflow(dir, emulator, ['run', 'workflow.yaml', '--quiet']);
