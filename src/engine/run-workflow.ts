@@ -186,6 +186,9 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
   const run = { id: runId, started_at: new Date(startedAt).toISOString() };
   // The job runner defers a used-up pool and says so (daily-deferrals.ts); a queue's runners leave that to the governor's news.
   const unwatch = governor ? watchGovernor(governor, clock, sink, { daily: options.runners !== undefined }) : () => {};
+  const blobs = createBlobStore(join(options.stateDir, 'blobs'));
+  // Temp files a killed run left behind (an hour old: a live run's are fresh).
+  void blobs.cleanStale(60 * 60_000).catch(() => {});
   const ctx: JobContext = {
     graph,
     client,
@@ -195,7 +198,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     estimator: new PollEstimator(options.estimator),
     budget,
     pricer,
-    blobs: createBlobStore(join(options.stateDir, 'blobs')),
+    blobs,
     cache: options.cache ?? NO_CACHE,
     results: new ResultStore(),
     scope: createScopeBuilder(graph, run),

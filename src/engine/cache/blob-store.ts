@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, constants as fsConstants } from 'node:fs';
-import { copyFile, link, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -33,6 +33,8 @@ export interface BlobStore {
    * @throws DeflowError `E_CACHE_BLOB_MISSING`
    */
   materialise(sha256: string, destPath: string, mode?: 'link' | 'copy'): Promise<'link' | 'copy'>;
+  /** Removes `tmp/*.part` files older than `olderThanMs` (left by a killed run); resolves with how many. */
+  cleanStale(olderThanMs: number, now?: number): Promise<number>;
 }
 
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -104,6 +106,29 @@ export function createBlobStore(blobsDir: string): BlobStore {
       return adopt(staged, hash.digest('hex'));
     },
 
+    async cleanStale(olderThanMs, now = Date.now()) {
+      const staging = join(blobsDir, 'tmp');
+      let names: string[];
+      try {
+        names = await readdir(staging);
+      } catch {
+        return 0;
+      }
+      let removed = 0;
+      for (const name of names) {
+        if (!name.endsWith('.part')) continue;
+        try {
+          // Another run may be writing a fresh one: only old files are left-overs.
+          if (now - (await stat(join(staging, name))).mtimeMs < olderThanMs) continue;
+          await rm(join(staging, name), { force: true });
+          removed++;
+        } catch {
+          // gone meanwhile
+        }
+      }
+      return removed;
+    },
+
     async has(sha256, size) {
       try {
         const info = await stat(pathOf(sha256));
@@ -132,7 +157,8 @@ export function createBlobStore(blobsDir: string): BlobStore {
         }
       }
       if (used === 'copy') {
-        await copyFile(source, part, fsConstants.COPYFILE_FICLONE);
+        // EXCL: never through a symbolic link planted at the `.part` name after the rm above.
+        await copyFile(source, part, fsConstants.COPYFILE_FICLONE | fsConstants.COPYFILE_EXCL);
         await flushFile(part);
       }
       await rename(part, destPath);

@@ -4,15 +4,16 @@
  * nothing or the whole result. A symlinked folder that leads out of the output folder is
  * refused: rendered paths come from results, which are untrusted.
  */
-import { mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { constants as fsConstants } from 'node:fs';
+import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DeflowError } from '../../common/index.js';
 import type { BlobStore } from '../cache/index.js';
 import type { NodeResult } from './node-result.js';
 
 /** Writes `result` to `destPath` (absolute, already checked to be under `outputDir`). */
 export async function saveOutput(result: NodeResult, destPath: string, outputDir: string, blobs: BlobStore): Promise<void> {
-  await mkdir(dirname(destPath), { recursive: true });
+  await makeFoldersInside(outputDir, dirname(destPath), destPath);
   await assertInside(outputDir, dirname(destPath), destPath);
   if (result.blob !== undefined) {
     await blobs.materialise(result.blob, destPath);
@@ -24,11 +25,49 @@ export async function saveOutput(result: NodeResult, destPath: string, outputDir
   }
   const part = `${destPath}.part`;
   try {
-    await writeFile(part, text, 'utf8');
+    // Created afresh, never through a symbolic link planted at the `.part` name.
+    await rm(part, { force: true });
+    const handle = await open(part, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o644);
+    try {
+      await handle.writeFile(text, 'utf8');
+    } finally {
+      await handle.close();
+    }
     await rename(part, destPath);
   } catch (error) {
     await rm(part, { force: true });
     throw error;
+  }
+}
+
+/**
+ * Creates the folders between `outputDir` and `folder` one at a time, each checked with lstat
+ * first: a symbolic link among them is refused before anything is created beyond it.
+ */
+async function makeFoldersInside(outputDir: string, folder: string, destPath: string): Promise<void> {
+  await mkdir(outputDir, { recursive: true });
+  const inside = relative(resolve(outputDir), resolve(folder));
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return;
+  let current = resolve(outputDir);
+  for (const part of inside.split(sep)) {
+    current = join(current, part);
+    let info: Awaited<ReturnType<typeof lstat>> | undefined;
+    try {
+      info = await lstat(current);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (info === undefined) {
+      await mkdir(current).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      });
+      continue;
+    }
+    if (info.isSymbolicLink()) {
+      throw new DeflowError('E_WORKFLOW_SAVE_PATH', `save path ${destPath}: ${current} is a symbolic link; results are saved only into real folders inside the output folder`, {
+        details: { path: destPath, link: current },
+      });
+    }
   }
 }
 
