@@ -72,3 +72,14 @@ export function jobFailureError(requestId: string, failure: JobFailure | null): 
     ...(failure?.retryable !== null && failure?.retryable !== undefined ? { retryable: failure.retryable } : {}),
   };
 }
+
+/** Why a paid job's result is not saved, with its job named (the re-run fetches it again). */
+export function unsavedError(requestId: string, error: unknown, redact: Redactor): EventError {
+  const event = toEventError(error, redact);
+  return { ...event, message: `paid, not saved (job ${requestId}; a re-run fetches it again, never pays again): ${event.message}` };
+}
+
+/** A paid job the service no longer knows: its result is lost. */
+export function lostError(requestId: string, cause: EventError): EventError {
+  return { code: 'E_RESULT_LOST', message: `job ${requestId} was paid for, but its result can no longer be fetched (${cause.code}: ${cause.message}); it is not submitted again` };
+}

@@ -6,9 +6,7 @@
  */
 import { relative, sep } from 'node:path';
 import type { DeapiClient } from '../../client/index.js';
-import { DailyLimitError } from '../../client/index.js';
 import type { RequestFields } from '../../client/index.js';
-import type { JobStatus } from '../../client/index.js';
 import type { Clock } from '../../common/index.js';
 import type { GraphStep, JobGraph, PreparedScope } from '../../workflow/index.js';
 import { evaluateCondition, renderSavePath } from '../../workflow/index.js';
@@ -17,13 +15,13 @@ import type { BudgetGuard } from './budget-guard.js';
 import type { RunPricer } from './run-pricer.js';
 import type { CacheLookup, CacheQuery } from '../cache/index.js';
 import { digestRequest, resolveRequest } from './field-resolver.js';
-import { isAccountRefusal, isTransientPollError, jobFailureError, toEventError } from './job-errors.js';
+import { jobFailureError, toEventError, unsavedError } from './job-errors.js';
+import { collectWithRetry, poll, readCost } from './job-poll.js';
 import { submitJob } from './job-submit.js';
 import { type NodeResult, toStepResult } from './node-result.js';
 import type { ScopeBuilder } from './node-scope.js';
 import type { PollEstimator } from './poll-estimator.js';
-import { PollDeadlineError, pollJob } from './poller.js';
-import { collectJobResult, syncResult } from './result-passing.js';
+import { syncResult } from './result-passing.js';
 import type { ResultStore } from './result-store.js';
 import type { RunControl } from './run-control.js';
 import { NODE, type RunState } from './run-state.js';
@@ -31,7 +29,6 @@ import { saveOutput } from './save-output.js';
 import type { SubmitGate } from './submit-gate.js';
 import type { SubmitWindow } from './submit-window.js';
 import type { JobWakeups } from '../webhooks/index.js';
-import type { EventError } from '../events.js';
 import type { DailyDeferrals } from './daily-deferrals.js';
 
 /** Everything the jobs of one run share. */
@@ -79,9 +76,6 @@ export interface RunWebhooks {
  * gave up polling).
  */
 export type NodeOutcome = 'done' | 'failed' | 'skipped' | 'unknown' | 'unstarted' | 'abandoned' | 'deferred';
-
-/** Polls that fail this many times in a row (after the client's own retries) make the node unknown. */
-const MAX_POLL_FAILURES = 5;
 
 /** A node's request, rendered once for all its attempts. */
 interface PreparedNode {
@@ -247,7 +241,7 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
         result = await collectWithRetry(ctx, step, job.requestId, polled, cost, jobSignal.signal);
       } catch (error) {
         if (jobSignal.signal.aborted) return 'abandoned';
-        await state.unsaved(id, job.requestId, unsavedError(job.requestId, error, ctx), cost);
+        await state.unsaved(id, job.requestId, unsavedError(job.requestId, error, ctx.client.redact), cost);
         return 'failed';
       }
       return await finish(ctx, id, prepared, result, false, cacheKey);
@@ -256,66 +250,6 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
     jobSignal.release();
     ctx.budget.settle(reserved, charged);
     if (charged > 0) ctx.pricer.observe(step.id, charged);
-  }
-}
-
-/** Polls until the job is final; transient failures wait and ask again. */
-async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, job: { requestId: string; acceptedAt: number; submittedAt?: number }, signal: AbortSignal): Promise<JobStatus | NodeOutcome> {
-  const { state, control } = ctx;
-  const { requestId, acceptedAt, submittedAt } = job;
-  let failures = 0;
-  for (;;) {
-    try {
-      return await pollJob({
-        client: ctx.client,
-        clock: ctx.clock,
-        estimator: ctx.estimator,
-        key,
-        kind: step.task.resultKind,
-        requestId,
-        acceptedAt,
-        ...(submittedAt === undefined ? {} : { submittedAt }),
-        version: step.def.apiVersion,
-        timeoutMs: step.def.timeoutSeconds === undefined ? undefined : step.def.timeoutSeconds * 1000,
-        onProgress: (status) => state.progress(id, status.status, status.progress),
-        signal,
-        deadline: () => control.pollDeadline,
-        wait: ctx.webhooks === null ? undefined : (ms, waitSignal) => ctx.webhooks!.wakeups.sleep(requestId, ms, ctx.clock, waitSignal),
-      });
-    } catch (error) {
-      if (signal.aborted || error instanceof PollDeadlineError) return 'abandoned';
-      if (error instanceof DailyLimitError || isAccountRefusal(error)) {
-        control.stop(error instanceof DailyLimitError ? 'daily-limit' : 'refused', error);
-        return 'abandoned';
-      }
-      if (isTransientPollError(error) && ++failures < MAX_POLL_FAILURES) {
-        await ctx.clock.sleep(5000 * failures, signal).catch(() => {});
-        continue;
-      }
-      const event = toEventError(error, ctx.client.redact);
-      if (state.isPaid(id)) {
-        // Paid for earlier: never bought again. When the service no longer knows the job, its result is lost.
-        const gone = (error as { code?: string }).code === 'E_API_NOT_FOUND';
-        await state.unsaved(id, requestId, gone ? lostError(requestId, event) : unsavedError(requestId, error, ctx), null);
-        return 'failed';
-      }
-      if ((error as { code?: string }).code === 'E_JOB_TIMEOUT') await state.failed(id, event, false);
-      else await state.unknown(id, `cannot read the status of job ${requestId}: ${event.message}`);
-      return (error as { code?: string }).code === 'E_JOB_TIMEOUT' ? 'failed' : 'unknown';
-    }
-  }
-}
-
-/** Fetches a done job's result, once more if the first transfer fails. */
-async function collectWithRetry(ctx: JobContext, step: GraphStep, requestId: string, status: JobStatus, cost: number, signal: AbortSignal): Promise<NodeResult> {
-  const timeout = step.def.timeoutSeconds;
-  const context = { client: ctx.client, blobs: ctx.blobs, signal, deadlineMs: timeout === undefined ? undefined : timeout * 1000 };
-  const needs = { content: ctx.needsContent(step) };
-  try {
-    return await collectJobResult(context, step.task, requestId, status, cost, needs);
-  } catch (error) {
-    if (signal.aborted || (error as { code?: string }).code === 'E_RESULT_JSON') throw error;
-    return collectJobResult(context, step.task, requestId, status, cost, needs);
   }
 }
 
@@ -329,7 +263,7 @@ async function finish(ctx: JobContext, id: number, prepared: PreparedNode, resul
       await saveOutput(result, prepared.savePath, graph.outputDir, ctx.blobs);
     } catch (error) {
       if (!cached && result.requestId !== null && state.isPaid(id)) {
-        await state.unsaved(id, result.requestId, unsavedError(result.requestId, error, ctx), result.cost);
+        await state.unsaved(id, result.requestId, unsavedError(result.requestId, error, ctx.client.redact), result.cost);
       } else await state.failed(id, toEventError(error, ctx.client.redact), false);
       return 'failed';
     }
@@ -351,26 +285,4 @@ export function countReaders(ctx: Pick<JobContext, 'graph' | 'state'>, id: numbe
     if (status === NODE.pending || status === NODE.ready || status === NODE.running) readers++;
   }
   return readers;
-}
-
-/** Why a paid job's result is not saved, with its job named (the re-run fetches it again). */
-function unsavedError(requestId: string, error: unknown, ctx: JobContext): EventError {
-  const event = toEventError(error, ctx.client.redact);
-  return { ...event, message: `paid, not saved (job ${requestId}; a re-run fetches it again, never pays again): ${event.message}` };
-}
-
-/** A paid job the service no longer knows: its result is lost. */
-function lostError(requestId: string, cause: EventError): EventError {
-  return { code: 'E_RESULT_LOST', message: `job ${requestId} was paid for, but its result can no longer be fetched (${cause.code}: ${cause.message}); it is not submitted again` };
-}
-
-/** The job's actual charge from its status (`price.amount`, or a bare number), when present. */
-function readCost(status: JobStatus): number | undefined {
-  const price = status.raw.price;
-  if (typeof price === 'number' && Number.isFinite(price)) return price;
-  if (typeof price === 'object' && price !== null) {
-    const amount = (price as { amount?: unknown }).amount;
-    if (typeof amount === 'number' && Number.isFinite(amount)) return amount;
-  }
-  return undefined;
 }
