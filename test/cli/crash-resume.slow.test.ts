@@ -148,8 +148,12 @@ const RUN = ['run', 'workflow.yaml', '--quiet'];
 async function journalledRequestIds(stateDir: string): Promise<Set<string>> {
   const ids = new Set<string>();
   for (const run of await listRuns(stateDir)) {
-    const { records } = await readJournal(runPaths(stateDir, run.runId).journal);
-    for (const record of records) if (record.t === 'submitted' || (record.t === 'done' && record.request_id)) ids.add(record.request_id!);
+    // A run killed after its folder was made and before its journal was: nothing journalled.
+    const read = await readJournal(runPaths(stateDir, run.runId).journal).catch((error: { code?: string }) => {
+      if (error.code === 'E_JOURNAL_MISSING') return { records: [] };
+      throw error;
+    });
+    for (const record of read.records) if (record.t === 'submitted' || (record.t === 'done' && record.request_id)) ids.add(record.request_id!);
   }
   return ids;
 }
