@@ -79,18 +79,7 @@ function jobLanes(parts: string[], step: TimelineStep, jobs: readonly TimelineJo
   let y = top + header;
   for (const job of jobs) {
     parts.push(`<g class="lane job" data-outcome="${job.outcome}"><title>${esc(jobTitle(step, job, scale))}</title>`);
-    const marks = phaseMarks(job);
-    for (let i = 0; i < PHASES.length; i++) {
-      const from = marks[i]!;
-      if (Number.isNaN(from)) continue;
-      let to = job.end;
-      for (let k = i + 1; k < marks.length; k++) {
-        if (!Number.isNaN(marks[k]!)) {
-          to = marks[k]!;
-          break;
-        }
-      }
-      if (Number.isNaN(to)) continue;
+    for (const { i, from, to } of phaseSpans(job)) {
       const x = scale.x(from);
       parts.push(`<rect class="${PHASES[i]![1]}" x="${x}" y="${y}" width="${Math.max(0.5, round(scale.x(to) - x))}" height="${rowH}"/>`);
     }
@@ -100,6 +89,19 @@ function jobLanes(parts: string[], step: TimelineStep, jobs: readonly TimelineJo
     y += rowH + gap;
   }
   return y - top;
+}
+
+/** Each phase the job was seen in (index into PHASES), from its start to the next seen phase's start or the job's end. */
+function phaseSpans(job: TimelineJob): { i: number; from: number; to: number }[] {
+  const marks = phaseMarks(job);
+  const spans: { i: number; from: number; to: number }[] = [];
+  for (let i = 0; i < PHASES.length; i++) {
+    const from = marks[i]!;
+    if (Number.isNaN(from)) continue;
+    const to = marks.slice(i + 1).find((t) => !Number.isNaN(t)) ?? job.end;
+    if (!Number.isNaN(to)) spans.push({ i, from, to });
+  }
+  return spans;
 }
 
 /** Phase start times in PHASES order (NaN when a phase was not seen). */
@@ -123,19 +125,7 @@ function aggregateLane(parts: string[], step: TimelineStep, jobs: readonly Timel
   const ended = new Float64Array(BUCKETS);
   const failed = new Float64Array(BUCKETS);
   for (const job of jobs) {
-    const marks = phaseMarks(job);
-    for (let i = 0; i < PHASES.length; i++) {
-      const from = marks[i]!;
-      if (Number.isNaN(from)) continue;
-      let to = job.end;
-      for (let k = i + 1; k < marks.length; k++) {
-        if (!Number.isNaN(marks[k]!)) {
-          to = marks[k]!;
-          break;
-        }
-      }
-      if (!Number.isNaN(to)) spread(load[i]!, from - scale.start, to - scale.start, width);
-    }
+    for (const { i, from, to } of phaseSpans(job)) spread(load[i]!, from - scale.start, to - scale.start, width);
     if (!Number.isNaN(job.end)) {
       const b = bucketOf(job.end - scale.start, width);
       if (job.outcome === 'done' || job.outcome === 'cached') ended[b]!++;
