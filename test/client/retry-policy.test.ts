@@ -119,7 +119,9 @@ describe('retry policy', () => {
   });
 
   test('a minute 429 is resent only after the window ends (pacing.slow.test.ts bounds the wait from above)', async () => {
-    const emulator = await useEmulator({ rate_limits: { endpoints: { 'images/generations': { rpm: 2 } } } });
+    // 60×: the window is 1 s of real time, so three requests land in it even on a loaded machine
+    // (at 600× a 100 ms stall let the window roll over and the third request met no 429).
+    const emulator = await useEmulator({ time_scale: 60, rate_limits: { endpoints: { 'images/generations': { rpm: 2 } } } });
     const client = useClient(emulator, { governor: false });
     for (let i = 0; i < 3; i++) await client.submit('image.generate', IMAGE);
     expect(statusCount(emulator, 429)).toBe(1);
