@@ -12,7 +12,7 @@ import type { RunningEmulator } from '../../src/emulator/start-emulator.js';
 import { CHAIN, clips } from '../engine/journal/durable-helpers.js';
 import { useWorkspace } from '../engine/run-helpers.js';
 import { useEmulator } from '../helpers/emulator-http.js';
-import { useCuttingProxy } from '../helpers/cutting-proxy.js';
+import { useFaultProxy } from '../helpers/fault-proxy.js';
 import { createFakeCliIO, type FakeCliIO } from '../helpers/fake-cli-io.js';
 
 function useServiceEmulator(durationMs = 100): Promise<RunningEmulator> {
@@ -103,21 +103,21 @@ describe('a paid result is never paid again', () => {
   it('downloads cut mid-body end as paid, not saved (no crash); the re-run fetches them, with no new submission', async () => {
     const dir = await useWorkspace({ 'workflow.yaml': CHAIN, ...clips(2) });
     const emulator = await useServiceEmulator();
-    const proxy = await useCuttingProxy(emulator.url);
+    const proxy = await useFaultProxy(emulator.url);
     const through = (args: string[]) => {
       const io = { ...createFakeCliIO(dir), env: { DEAPI_BASE_URL: proxy.url, DEAPI_API_KEY: emulator.keys.api } };
       return runCli(args, io).then((code) => ({ code, io }));
     };
-    proxy.cut = true;
+    proxy.plan = { fault: 'cut-mid-body', phase: 'download', seed: 1, rate: 1 };
     const first = await through(['run', 'workflow.yaml', '--quiet', '--report', 'report.json']);
     expect(first.code).toBe(1);
-    expect(proxy.cuts).toBeGreaterThan(0);
+    expect(proxy.hit.download).toBeGreaterThan(0);
     const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'));
     expect(report.totals.unsaved).toBe(2);
     const submitted = emulator.stats().submissions;
     expect(submitted).toBe(2); // the transcripts are paid; their speech never started
 
-    proxy.cut = false;
+    proxy.plan = null;
     const again = await through(['run', 'workflow.yaml', '--quiet']);
     expect(again.code).toBe(0);
     expect(emulator.stats().submissions).toBe(submitted + 2); // only the speech jobs are new
