@@ -52,6 +52,8 @@ export interface TransferOptions {
   readonly kind?: ResultKind | undefined;
   /** The whole transfer must end within this many ms on the client's clock (the step's `timeout` left). @default the limits' deadline */
   readonly deadlineMs?: number | undefined;
+  /** What that deadline is, named in its error message. @default 'deadline' */
+  readonly deadlineLabel?: string | undefined;
 }
 
 /** An opened result: a byte stream checked against its declared length as it flows. */
@@ -78,7 +80,7 @@ const MAX_REDIRECTS = 3;
 export async function openResult(url: string, context: TransferContext, options: TransferOptions = {}): Promise<OpenedResult> {
   const limits = context.limits ?? DEFAULT_TRANSFER_LIMITS;
   const maxBytes = options.maxBytes ?? (options.kind === undefined ? undefined : limits.maxBytes[options.kind]);
-  const deadline = startDeadline(context.clock, options.deadlineMs ?? limits.deadlineMs, options.signal);
+  const deadline = startDeadline(context.clock, options.deadlineMs ?? limits.deadlineMs, options.signal, options.deadlineLabel ?? 'deadline');
   let target = checkResultUrl(url);
   try {
     for (let hop = 0; ; hop++) {
@@ -150,7 +152,7 @@ export async function openResult(url: string, context: TransferContext, options:
 }
 
 /** The overall deadline of one transfer, on the client's clock, plus the caller's signal. */
-function startDeadline(clock: Clock | undefined, ms: number, outer: AbortSignal | undefined) {
+function startDeadline(clock: Clock | undefined, ms: number, outer: AbortSignal | undefined, label: string) {
   const controller = new AbortController();
   let expired = false;
   const timer = new AbortController();
@@ -181,7 +183,7 @@ function startDeadline(clock: Clock | undefined, ms: number, outer: AbortSignal 
     },
     /** What an error means: the deadline, a timeout, or itself. */
     why(error: unknown, limits: TransferLimits): unknown {
-      if (expired) return new Error(`the transfer did not finish within ${formatMs(ms)} (deadline)`);
+      if (expired) return new Error(`the transfer did not finish within ${formatMs(ms)} (${label})`);
       const code = (error as { code?: unknown } | null)?.code;
       if (code === 'UND_ERR_HEADERS_TIMEOUT') return new Error(`no answer headers within ${formatMs(limits.headersTimeoutMs)}`);
       if (code === 'UND_ERR_BODY_TIMEOUT') return new Error(`the transfer stalled: no bytes for ${formatMs(limits.stallTimeoutMs)}`);

@@ -5,6 +5,7 @@
  */
 import { DailyLimitError } from '../../client/index.js';
 import type { JobStatus } from '../../client/index.js';
+import { DeflowError } from '../../common/index.js';
 import type { GraphStep } from '../../workflow/index.js';
 import { isAccountRefusal, isTransientPollError, lostError, toEventError, unsavedError } from './job-errors.js';
 import type { JobContext, NodeOutcome } from './job-runner.js';
@@ -62,16 +63,33 @@ export async function poll(ctx: JobContext, id: number, step: GraphStep, key: st
   }
 }
 
-/** Fetches a done job's result, once more if the first transfer fails. */
-export async function collectWithRetry(ctx: JobContext, step: GraphStep, requestId: string, status: JobStatus, cost: number, signal: AbortSignal): Promise<NodeResult> {
+/**
+ * Fetches a done job's result, once more if the first transfer fails, both within what is
+ * left of the step's `timeout` (counted from the job's acceptance, as polling counts it): a
+ * slow or stalled result server ends as a coded E_TRANSFER error inside the step's timeout.
+ */
+export async function collectWithRetry(ctx: JobContext, step: GraphStep, job: { requestId: string; acceptedAt: number }, status: JobStatus, cost: number, signal: AbortSignal): Promise<NodeResult> {
+  const { requestId } = job;
   const timeout = step.def.timeoutSeconds;
-  const context = { client: ctx.client, blobs: ctx.blobs, signal, deadlineMs: timeout === undefined ? undefined : timeout * 1000 };
+  const endsAt = timeout === undefined ? undefined : job.acceptedAt + timeout * 1000;
   const needs = { content: ctx.needsContent(step) };
+  const left = () => (endsAt === undefined ? undefined : endsAt - ctx.clock.now());
+  const attempt = (ms: number | undefined) => {
+    const deadline = ms === undefined ? {} : { deadlineMs: ms, deadlineLabel: `what was left of the step's timeout of ${timeout} s` };
+    return collectJobResult({ client: ctx.client, blobs: ctx.blobs, signal, ...deadline }, step.task, requestId, status, cost, needs);
+  };
+  const first = left();
+  if (first !== undefined && first <= 0) {
+    throw new DeflowError('E_TRANSFER', `job ${requestId}: no time left of the step's timeout (${timeout} s) to fetch its result`, { details: { requestId, timeoutSeconds: timeout } });
+  }
   try {
-    return await collectJobResult(context, step.task, requestId, status, cost, needs);
+    return await attempt(first);
   } catch (error) {
     if (signal.aborted || (error as { code?: string }).code === 'E_RESULT_JSON') throw error;
-    return collectJobResult(context, step.task, requestId, status, cost, needs);
+    const again = left();
+    // No time left for a second try: the first one's error says what happened.
+    if (again !== undefined && again <= 0) throw error;
+    return attempt(again);
   }
 }
 

@@ -238,7 +238,7 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
       let result: NodeResult;
       state.downloading(id, job.requestId);
       try {
-        result = await collectWithRetry(ctx, step, job.requestId, polled, cost, jobSignal.signal);
+        result = await collectWithRetry(ctx, step, job, polled, cost, jobSignal.signal);
       } catch (error) {
         if (jobSignal.signal.aborted) return 'abandoned';
         await state.unsaved(id, job.requestId, unsavedError(job.requestId, error, ctx.client.redact), cost);

@@ -24,8 +24,10 @@ export interface ResultContext {
   readonly client: Pick<DeapiClient, 'openResult'>;
   readonly blobs: BlobStore;
   readonly signal?: AbortSignal | undefined;
-  /** The transfer must end within this many clock ms (the step's `timeout`). @default the client's deadline */
+  /** The transfer must end within this many clock ms (what is left of the step's `timeout`). @default the client's deadline */
   readonly deadlineMs?: number | undefined;
+  /** What that deadline is, for its error message. */
+  readonly deadlineLabel?: string | undefined;
 }
 
 /** The result of a job whose status is `done`. */
@@ -45,7 +47,7 @@ export async function collectJobResult(
     return withParsed(base, text, task, requestId);
   }
   const url = requireUrl(status, task, requestId);
-  const opened = await context.client.openResult(url, { signal: context.signal, kind, deadlineMs: context.deadlineMs });
+  const opened = await context.client.openResult(url, { signal: context.signal, kind, deadlineMs: context.deadlineMs, deadlineLabel: context.deadlineLabel });
   const blob = await context.blobs.putStream(opened.stream);
   const ext = extname(opened.filename).slice(1).toLowerCase();
   return { ...base, blob, ...(ext ? { ext } : {}), ...(opened.size !== undefined ? { size: opened.size } : {}) };
@@ -58,7 +60,7 @@ export function syncResult(task: TaskSpec, answer: Readonly<Record<string, unkno
 }
 
 async function readText(context: ResultContext, url: string): Promise<string> {
-  const opened = await context.client.openResult(url, { signal: context.signal, kind: 'text', deadlineMs: context.deadlineMs });
+  const opened = await context.client.openResult(url, { signal: context.signal, kind: 'text', deadlineMs: context.deadlineMs, deadlineLabel: context.deadlineLabel });
   const chunks: Buffer[] = [];
   for await (const chunk of opened.stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
