@@ -5,9 +5,11 @@
  * stream from disk.
  */
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { FieldValue, FileRef, RequestFields } from '../../client/index.js';
 import { DeflowError } from '../../common/index.js';
+import { type FieldSpec, TRANSCRIBE_AUDIO_FILE, TRANSCRIBE_SOURCE_FILE } from '../../service/index.js';
 import type { GraphStep, JobGraph, PreparedScope } from '../../workflow/index.js';
 import { renderRequest } from '../../workflow/index.js';
 import type { BlobStore } from '../cache/index.js';
@@ -23,8 +25,10 @@ export interface ResolvedRequest {
 
 /**
  * Renders node k of `step` against `scope`. `upstream` are the results of the nodes it reads;
- * a file field naming one of their `result_url`s gets that result's blob.
- * @throws DeflowError from the workflow layer (`E_WORKFLOW_LIMIT`, …) or `E_RESULT_NOT_DOWNLOADED`.
+ * a file field naming one of their `result_url`s gets that result's blob, once its size is
+ * checked against the field's cap (a result too large for the field is refused here, before
+ * anything is sent or paid for: the service would refuse the upload anyway).
+ * @throws DeflowError from the workflow layer (`E_WORKFLOW_LIMIT`, …), `E_RESULT_NOT_DOWNLOADED` or `E_UPSTREAM_TOO_LARGE`.
  */
 export function resolveRequest(
   graph: JobGraph,
@@ -38,7 +42,7 @@ export function resolveRequest(
   const fields: Record<string, FieldValue> = {};
   for (const [name, value] of Object.entries(rendered.fields)) {
     const spec = step.task.fields.find((f) => f.name === name);
-    fields[name] = spec?.file ? toFileValue(value, upstream, blobs, step.id, name) : (value as FieldValue);
+    fields[name] = spec?.file ? toFileValue(value, upstream, blobs, step.id, spec) : (value as FieldValue);
   }
   const model = step.task.modelField ? fields[step.task.modelField] : undefined;
   return { fields, model: typeof model === 'string' ? model : undefined };
@@ -51,8 +55,9 @@ export function digestRequest(task: string, fields: RequestFields): string {
   return createHash('sha256').update(canonicalJson({ task, fields: plain })).digest('hex');
 }
 
-function toFileValue(value: unknown, upstream: readonly NodeResult[], blobs: BlobStore, step: string, field: string): FieldValue {
-  if (Array.isArray(value)) return value.map((v) => toFileValue(v, upstream, blobs, step, field));
+function toFileValue(value: unknown, upstream: readonly NodeResult[], blobs: BlobStore, step: string, spec: FieldSpec): FieldValue {
+  const field = spec.name;
+  if (Array.isArray(value)) return value.map((v) => toFileValue(v, upstream, blobs, step, spec));
   if (typeof value !== 'string') return value as FieldValue;
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return { path: value };
   const source = upstream.find((r) => r.url === value);
@@ -61,8 +66,32 @@ function toFileValue(value: unknown, upstream: readonly NodeResult[], blobs: Blo
       details: { step, field },
     });
   }
-  const ref: FileRef = { path: blobs.path(source.blob), filename: `result${source.ext ? `.${source.ext}` : ''}` };
+  const path = blobs.path(source.blob);
+  checkUpstreamSize(source, statSync(path).size, spec, step);
+  const ref: FileRef = { path, filename: `result${source.ext ? `.${source.ext}` : ''}` };
   return ref;
+}
+
+/** The cap of a file field for a result of `kind` (transcription takes 20 MB of audio, 50 MB of video). */
+export function fileFieldCap(spec: FieldSpec, kind: NodeResult['kind']): number | undefined {
+  const rule = spec.file;
+  if (rule === undefined) return undefined;
+  return rule === TRANSCRIBE_SOURCE_FILE && kind === 'audio' ? TRANSCRIBE_AUDIO_FILE.maxBytes : rule.maxBytes;
+}
+
+function checkUpstreamSize(source: NodeResult, size: number, spec: FieldSpec, step: string): void {
+  const cap = fileFieldCap(spec, source.kind);
+  if (cap === undefined || size <= cap) return;
+  const job = source.requestId === null ? '' : ` of job ${source.requestId}`;
+  throw new DeflowError(
+    'E_UPSTREAM_TOO_LARGE',
+    `steps.${step}.with.${spec.name}: expected a file of at most ${cap} bytes (${mib(cap)}), got the ${source.kind} result${job}, ${size} bytes (${mib(size)}); nothing was sent for this item`,
+    { details: { step, field: spec.name, size, maxBytes: cap, requestId: source.requestId } },
+  );
+}
+
+function mib(bytes: number): string {
+  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
 }
 
 function toPlain(value: FieldValue): unknown {
