@@ -6,10 +6,19 @@
  * by `rate·quantile` or down by `rate·(1 − quantile)` in log space, which settles where a
  * share `quantile` of first polls find the job done. Until a job is first found running with
  * a progress reading, first polls come early (a fifth of the estimate) and each job found
- * done already cuts the estimate; that first progress reading then sets it (t·100/p). A poll
- * that finds a job running aims the next poll just past the end its progress points to.
+ * done already cuts the estimate. A scout found running is read a second time soon after: two
+ * readings give the job's progress rate, hence its exact start and end (a job spends part of
+ * its life queued at 0 %, so one reading, `t·100/p` from acceptance, overshoots the end), and
+ * the scouts' ends set the estimate (the order statistic at the quantile). Jobs that started
+ * with the scouts and wait out the prior re-plan their first poll on the settled estimate
+ * ({@link PollEstimator.settledMs}). A poll that finds a job running aims the next poll just past
+ * the end its progress points to: from two readings of the job when it has them, else from one
+ * reading and the queued share of a job's life that the scouts measured.
  */
 import type { ResultKind } from '../../service/index.js';
+import { extrapolate, type ProgressReading, progressLine } from './progress-line.js';
+
+export type { ProgressReading } from './progress-line.js';
 
 /** Options of {@link PollEstimator}. */
 export interface PollEstimatorOptions {
@@ -57,6 +66,10 @@ export interface RunningObservation {
   readonly previousDelayMs: number;
   /** The job's task and model's settled estimate ({@link PollEstimator.settledMs}), when there is one. */
   readonly typicalMs?: number | undefined;
+  /** The job's previous running reading, when it had one. */
+  readonly previous?: ProgressReading | undefined;
+  /** Estimator key (task and model): a scout of a key still searching is read again soon. */
+  readonly key?: string | undefined;
 }
 
 /** Past its typical duration, a running job is polled again after this share of that duration. */
@@ -75,7 +88,21 @@ interface Track {
   calibrated: boolean;
   /** Jobs sent on early first polls while searching. */
   scouts: number;
+  /** Exact durations (ms) of jobs read twice while the estimate was not calibrated. */
+  ends: number[];
+  /** Share of a job's life spent queued at 0 % (measured from two readings), or 0 until measured. */
+  queuedShare: number;
+  /** Jobs that measured `queuedShare`. */
+  shareSamples: number;
+  /** Single running readings while searching. */
+  readings: number;
 }
+
+/** Scout durations that calibrate an estimate (the quantile is read from them). */
+const SCOUT_ENDS = 4;
+
+/** A scout found running is read again after this share of its age, to measure its progress rate. */
+const SECOND_READING_SHARE = 0.3;
 
 /** Jobs of a key that poll early while its duration is unknown. */
 const SCOUTS = 4;
@@ -146,7 +173,7 @@ export class PollEstimator {
    * the estimate, or found running no earlier than it. When many jobs are in flight, answers
    * to polls planned on an older estimate would otherwise push it the same way over and over.
    */
-  observeFirstPoll(key: string, kind: ResultKind, elapsedMs: number, done: boolean, progress: number | null): void {
+  observeFirstPoll(key: string, kind: ResultKind, elapsedMs: number, done: boolean, progress: number | null, queued = false): void {
     const track = this.track(key, kind);
     // Larger steps while few jobs were seen, so a poor prior is left behind within a few jobs.
     const rate = Math.max(this.rate, 0.5 / Math.sqrt(track.observations + 1));
@@ -160,17 +187,23 @@ export class PollEstimator {
       if (elapsedMs <= track.estimate * 1.1) track.estimate *= Math.exp(-rate * (1 - this.quantile));
       return;
     }
-    const extrapolated = extrapolate(elapsedMs, progress);
+    const extrapolated = extrapolate(elapsedMs, progress, track.queuedShare);
     if (track.searching) {
-      // A progress reading says far more than many steps of the tracker. Without one (queued,
-      // or a service that reports none) the search goes on for a few jobs, then the tracker
-      // takes over from the estimate as it is.
-      if (extrapolated === undefined && ++track.silent < SILENT_JOBS_BEFORE_TRACKING) return;
-      track.searching = false;
+      // A scout found running is read again (nextDelay) and its two readings set the estimate.
+      // Still queued, it says nothing yet. Without progress (a service that reports none) the
+      // search goes on for a few jobs, then the tracker takes over from the estimate as it is.
       if (extrapolated !== undefined) {
+        // Provisional (one reading overshoots by the queued time) until a second reading; when
+        // none comes (jobs polled once, progress that does not rise), the readings settle it.
         track.estimate = extrapolated;
-        track.calibrated = true;
+        if (++track.readings >= SCOUT_ENDS * 2) {
+          track.searching = false;
+          track.calibrated = true;
+        }
+        return;
       }
+      if (queued || ++track.silent < SILENT_JOBS_BEFORE_TRACKING) return;
+      track.searching = false;
     } else if (!track.calibrated && extrapolated !== undefined && progress! >= CALIBRATING_PROGRESS) {
       // The search ended on jobs still queued (no progress yet): the first reading sets the
       // estimate, which the tracker would take dozens of jobs to climb to from the prior.
@@ -179,16 +212,70 @@ export class PollEstimator {
     } else if (elapsedMs >= track.estimate * 0.9) track.estimate *= Math.exp(rate * this.quantile);
   }
 
+  /**
+   * Two running readings of one job (a scout's, or any job polled twice): its progress rate
+   * gives its end and the share of its life spent queued. While the key's estimate is not
+   * calibrated, the ends set it.
+   */
+  observeReadings(key: string, kind: ResultKind, first: ProgressReading, second: ProgressReading): void {
+    const line = progressLine(first, second);
+    if (line === undefined) return;
+    const track = this.track(key, kind);
+    const share = Math.min(0.9, Math.max(0, line.start / line.end));
+    track.queuedShare = (track.queuedShare * track.shareSamples + share) / (track.shareSamples + 1);
+    track.shareSamples = Math.min(track.shareSamples + 1, 20);
+    // Only the search (and a search that ended uncalibrated) takes ends; the tracker does the rest.
+    if (track.calibrated) return;
+    track.ends.push(line.end);
+    track.ends.sort((a, b) => a - b);
+    // Settled once four are measured: when jobs arrive one by one (a chained step), the first
+    // alone would set the quantile. Until then the longest measured is the estimate.
+    if (!track.searching || track.ends.length >= SCOUT_ENDS) this.settleOnEnds(track);
+    else track.estimate = track.ends[track.ends.length - 1]!;
+  }
+
+  /** The order statistic of the scouts' ends at the quantile (of 4 at 0.8, the longest). */
+  private settleOnEnds(track: Track): void {
+    const index = Math.min(track.ends.length - 1, Math.max(0, Math.ceil(this.quantile * (track.ends.length + 1)) - 1));
+    track.estimate = track.ends[index]!;
+    track.searching = false;
+    track.calibrated = true;
+  }
+
+  /**
+   * A scout's later poll found it finished. If no job was read twice yet (a short job), the
+   * search ends on the estimate so far, no longer than the time it took.
+   */
+  observeLaterDone(key: string, kind: ResultKind, elapsedMs: number): void {
+    const track = this.track(key, kind);
+    // Scouts read twice already: the search waits for more (later scouts, or jobs read twice at
+    // their first poll), since one short scout alone would set the quantile.
+    if (!track.searching || track.ends.length > 0) return;
+    track.estimate = Math.min(track.estimate, elapsedMs);
+    track.searching = false;
+  }
+
   /** The wait before the next poll of a job found still running. */
   nextDelay(observation: RunningObservation): number {
-    const extrapolated = extrapolate(observation.elapsedMs, observation.progress);
+    const track = observation.key === undefined ? undefined : this.tracks.get(observation.key);
+    const line = observation.previous === undefined || observation.progress === null ? undefined : progressLine(observation.previous, { elapsedMs: observation.elapsedMs, progress: observation.progress });
+    if (line === undefined && track?.searching && observation.progress !== null && observation.progress > 0 && observation.progress < 100) {
+      // A scout: a second reading soon gives its progress rate, which the whole key waits for.
+      return this.clamp(Math.max(1000, observation.elapsedMs * SECOND_READING_SHARE));
+    }
+    const extrapolated = line?.end ?? extrapolate(observation.elapsedMs, observation.progress, track?.queuedShare ?? 0);
     // Aim a little past the extrapolated end, so the next poll is the last one; without usable
-    // progress (queued, or not reported), back off geometrically.
+    // progress (queued, or not reported), back off geometrically. Two readings of the job itself
+    // place its end exactly (up to the rounding of progress): a smaller margin.
+    const margin = line !== undefined ? 1.02 : 1.1;
     const planned =
       extrapolated !== undefined
-        ? (extrapolated - observation.elapsedMs) * 1.1 + Math.max(this.minDelayMs, observation.elapsedMs * 0.02)
+        ? (extrapolated - observation.elapsedMs) * margin + Math.max(this.minDelayMs, observation.elapsedMs * (line !== undefined ? 0.005 : 0.02))
         : Math.max(observation.previousDelayMs * 1.5, observation.elapsedMs * 0.25);
-    return this.clamp(Math.min(planned, this.tailCap(observation)));
+    // Progress the scouts calibrated (their queued share is measured) and read past its first
+    // tenth points at the end: it is not capped by the typical duration the way a raw reading is.
+    const trusted = line !== undefined || (track !== undefined && track.shareSamples > 0 && (observation.progress ?? 0) >= CALIBRATING_PROGRESS);
+    return this.clamp(trusted && extrapolated !== undefined ? planned : Math.min(planned, this.tailCap(observation)));
   }
 
   /**
@@ -211,17 +298,14 @@ export class PollEstimator {
 
   private track(key: string, kind: ResultKind): Track {
     let track = this.tracks.get(key);
-    if (!track) this.tracks.set(key, (track = { estimate: this.prior(kind), observations: 0, searching: true, silent: 0, calibrated: false, scouts: 0 }));
+    if (!track) {
+      track = { estimate: this.prior(kind), observations: 0, searching: true, silent: 0, calibrated: false, scouts: 0, ends: [], queuedShare: 0, shareSamples: 0, readings: 0 };
+      this.tracks.set(key, track);
+    }
     return track;
   }
 
   private clamp(ms: number): number {
     return Math.min(this.maxDelayMs, Math.max(this.minDelayMs, ms));
   }
-}
-
-/** Total duration implied by `progress` percent after `elapsedMs`, when progress is meaningful. */
-function extrapolate(elapsedMs: number, progress: number | null): number | undefined {
-  if (progress === null || !(progress > 0) || progress >= 100) return undefined;
-  return (elapsedMs * 100) / progress;
 }

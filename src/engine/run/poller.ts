@@ -10,7 +10,7 @@ import { isTerminalStatus, type JobStatus } from '../../client/index.js';
 import type { Clock } from '../../common/index.js';
 import { DeflowError } from '../../common/index.js';
 import type { ResultKind } from '../../service/index.js';
-import type { PollEstimator } from './poll-estimator.js';
+import type { PollEstimator, ProgressReading } from './poll-estimator.js';
 
 export interface PollJobOptions {
   readonly client: Pick<DeapiClient, 'jobStatus'>;
@@ -36,8 +36,11 @@ export interface PollJobOptions {
   readonly onProgress?: (status: JobStatus) => void;
   /** Aborts the wait and the request in flight. */
   readonly signal?: AbortSignal | undefined;
-  /** Waits between polls; a webhook hint may end a wait early. @default clock.sleep */
-  readonly wait?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+  /**
+   * Waits between polls. @default clock.sleep. A webhook may end a wait early: with the job's
+   * final status from a verified delivery (then no status request is sent), or with nothing.
+   */
+  readonly wait?: ((ms: number, signal?: AbortSignal) => Promise<JobStatus | null | void>) | undefined;
   /**
    * Clock ms by which polling must end (an interrupt's grace period), read before each wait:
    * the last wait is shortened so that one poll still happens by then.
@@ -67,9 +70,12 @@ export class PollDeadlineError extends DeflowError {
 export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
   const { clock, estimator, key, kind, signal } = options;
   const dueFrom = Math.min(options.submittedAt ?? options.acceptedAt, options.acceptedAt);
+  // Planned on the prior while the key's duration is searched for: re-planned once it settles.
+  let replan = estimator.settledMs(key) === undefined;
   let delay = Math.max(0, dueFrom + estimator.firstDelay(key, kind) - clock.now());
   let first = true;
   const observes = options.submittedAt === undefined;
+  let previous: ProgressReading | undefined;
   for (;;) {
     if (options.timeoutMs !== undefined) {
       const left = options.acceptedAt + options.timeoutMs - clock.now();
@@ -81,15 +87,33 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
       if (!first && clock.now() >= deadline) throw new PollDeadlineError(options.requestId);
       delay = Math.max(0, Math.min(delay, deadline - clock.now()));
     }
-    await (options.wait ? options.wait(delay, signal) : clock.sleep(delay, signal));
+    const woken = await (options.wait ? options.wait(delay, signal) : clock.sleep(delay, signal));
+    // A verified delivery of the job's final status (webhook-hints.ts): no status request needed.
+    if (woken !== undefined && woken !== null && isTerminalStatus(woken.status)) return woken;
+    if (first && replan && woken === undefined) {
+      replan = false;
+      // The scouts measured the duration meanwhile: wait for the first poll it puts later.
+      const settled = estimator.settledMs(key);
+      const later = settled === undefined ? 0 : dueFrom + estimator.firstDelay(key, kind) - clock.now();
+      if (later > 0) {
+        delay = later;
+        continue;
+      }
+    }
     const status = await options.client.jobStatus(options.requestId, { ...(options.version ? { version: options.version } : {}), ...(signal ? { signal } : {}) });
     const elapsed = clock.now() - options.acceptedAt;
     const final = isTerminalStatus(status.status);
     // A failed job stopped early: its time says nothing about how long jobs take.
-    if (first && observes && status.status !== 'error') estimator.observeFirstPoll(key, kind, elapsed, final, status.progress);
+    if (observes && status.status !== 'error') {
+      if (first) estimator.observeFirstPoll(key, kind, elapsed, final, status.progress, status.status === 'pending');
+      else if (final) estimator.observeLaterDone(key, kind, elapsed);
+    }
     first = false;
     if (final) return status;
     options.onProgress?.(status);
-    delay = estimator.nextDelay({ elapsedMs: elapsed, progress: status.progress, previousDelayMs: delay, typicalMs: estimator.settledMs(key) });
+    const reading = status.progress !== null && status.progress > 0 && status.progress < 100 ? { elapsedMs: elapsed, progress: status.progress } : undefined;
+    if (observes && previous !== undefined && reading !== undefined) estimator.observeReadings(key, kind, previous, reading);
+    delay = estimator.nextDelay({ elapsedMs: elapsed, progress: status.progress, previousDelayMs: delay, typicalMs: estimator.settledMs(key), previous, key });
+    if (reading !== undefined) previous = reading;
   }
 }

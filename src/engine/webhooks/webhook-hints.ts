@@ -40,20 +40,25 @@ export class JobWakeups {
     if (this.early.size > this.maxEarly) this.early.delete(this.early.values().next().value as string);
   }
 
-  /** Sleeps `ms` on `clock`, or less if a hint for `requestId` arrives. Rejects when `signal` aborts. */
-  async sleep(requestId: string, ms: number, clock: Clock, signal?: AbortSignal): Promise<void> {
+  /**
+   * Sleeps `ms` on `clock`, or less if a hint for `requestId` arrives: resolves with undefined
+   * when the time was slept, null when a hint cut it short. Rejects when `signal` aborts.
+   */
+  async sleep(requestId: string, ms: number, clock: Clock, signal?: AbortSignal): Promise<null | undefined> {
     signal?.throwIfAborted();
     if (this.early.delete(requestId)) {
       this.woken++;
-      return;
+      return null;
     }
     const hint = new AbortController();
     this.waiting.set(requestId, hint);
     try {
       await clock.sleep(ms, signal === undefined ? hint.signal : AbortSignal.any([signal, hint.signal]));
+      return undefined;
     } catch (error) {
       if (!hint.signal.aborted || signal?.aborted) throw error;
       this.woken++;
+      return null;
     } finally {
       if (this.waiting.get(requestId) === hint) this.waiting.delete(requestId);
     }

@@ -41,10 +41,50 @@ describe('poll estimator', () => {
     expect(estimator.firstDelay('task', 'text')).toBeLessThan(2000);
   });
 
-  it('takes the first running job\'s progress as the duration estimate', () => {
+  it('reads a running scout again soon and takes its two readings as its duration, queued time excluded', () => {
     const estimator = new PollEstimator({ priorMs: () => 10_000 });
-    estimator.observeFirstPoll('task', 'text', 10_000, false, 25);
-    expect(estimator.firstDelay('task', 'text')).toBe(40_000);
+    expect(estimator.firstDelay('task', 'text')).toBe(2000);
+    // A 30 s job queued for its first 3 s: 7.4 % after 5 s reads as a 67.6 s job from one reading.
+    estimator.observeFirstPoll('task', 'text', 5000, false, 7.4);
+    expect(estimator.settledMs('task')).toBeUndefined();
+    const again = estimator.nextDelay({ elapsedMs: 5000, progress: 7.4, previousDelayMs: 5000, key: 'task' });
+    expect(again).toBe(1500);
+    estimator.observeReadings('task', 'text', { elapsedMs: 5000, progress: 7.4 }, { elapsedMs: 6500, progress: 12.96 });
+    // Not settled on one scout; until four are measured, its duration is the estimate.
+    expect(estimator.settledMs('task')).toBeUndefined();
+    expect(estimator.typicalMs('task', 'text')).toBeCloseTo(30_000, -2);
+    for (let i = 0; i < 3; i++) estimator.observeReadings('task', 'text', { elapsedMs: 5000, progress: 7.4 }, { elapsedMs: 6500, progress: 12.96 });
+    expect(estimator.settledMs('task')).toBeCloseTo(30_000, -2);
+    expect(estimator.firstDelay('task', 'text')).toBeCloseTo(30_000, -2);
+  });
+
+  it('settles on the longest of four scouts\' measured durations (the 0.8 quantile of four)', () => {
+    const estimator = new PollEstimator({ priorMs: () => 10_000 });
+    for (let i = 0; i < 4; i++) estimator.firstDelay('task', 'text');
+    const ends = [24_000, 36_000, 28_000, 31_000];
+    ends.forEach((end, i) => {
+      estimator.observeReadings('task', 'text', { elapsedMs: 4000, progress: (4000 / end) * 100 }, { elapsedMs: 6000, progress: (6000 / end) * 100 });
+      if (i < 3) expect(estimator.settledMs('task')).toBeUndefined();
+    });
+    expect(estimator.settledMs('task')).toBeCloseTo(36_000, -1);
+  });
+
+  it('extrapolates one reading with the queued share the scouts measured, so the next poll lands just past the end', () => {
+    const estimator = new PollEstimator({ priorMs: () => 10_000 });
+    // Four 30 s scouts queued 9 s (30 %): their progress rises 100 % over 21 s.
+    for (let i = 0; i < 4; i++) estimator.observeReadings('task', 'text', { elapsedMs: 12_000, progress: (3 / 21) * 100 }, { elapsedMs: 15_000, progress: (6 / 21) * 100 });
+    // Another job (39 s, queued 11.7 s) read once at 35 s: 85.3 %. Extrapolated from acceptance that is a 41 s job.
+    const delay = estimator.nextDelay({ elapsedMs: 35_000, progress: ((35 - 11.7) / 27.3) * 100, previousDelayMs: 35_000, key: 'task' });
+    expect(35_000 + delay).toBeGreaterThan(39_000);
+    expect(35_000 + delay).toBeLessThan(40_500);
+  });
+
+  it('places the next poll of a job read twice just past the end its progress rate gives', () => {
+    const estimator = new PollEstimator();
+    const delay = estimator.nextDelay({ elapsedMs: 20_000, progress: 60, previousDelayMs: 10_000, previous: { elapsedMs: 10_000, progress: 20 }, key: 'task' });
+    // 4 % per second: 100 % at 30 s.
+    expect(20_000 + delay).toBeGreaterThan(30_000);
+    expect(20_000 + delay).toBeLessThan(30_500);
   });
 
   it('aims the next poll just past the end that progress points to', () => {
