@@ -23,6 +23,8 @@ export interface OpenGovernorOptions {
   readonly clock?: Clock;
   readonly onDailyLimit?: 'throw' | 'wait';
   readonly heartbeatMs?: number;
+  /** Clock ms this process looks at a window later than the end it computed (the Redis governor's skew margin). */
+  readonly skewMarginMs?: number;
 }
 
 /** Connects to Redis and starts a shared governor. @throws DeflowError `E_QUEUE_CONNECT` */
@@ -42,6 +44,7 @@ export async function openSharedGovernor(target: RedisTarget, options: OpenGover
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.onDailyLimit === undefined ? {} : { onDailyLimit: options.onDailyLimit }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.skewMarginMs === undefined ? {} : { skewMarginMs: options.skewMarginMs }),
   });
   await governor.start();
   return {

@@ -15,6 +15,7 @@ import { DailyLimitError, hasRateLimitInfo } from '../../client/index.js';
 import { type Clock, systemClock } from '../../common/index.js';
 import type { SubmitGate } from '../run/index.js';
 import { bucketKey } from './bucket-key.js';
+import { claimOf, fairShare } from './fair-share.js';
 import { GovernorAnnouncer, type GovernorMessage, newsMessage, parseMessages } from './governor-news.js';
 import { ModelRoutes } from './model-routes.js';
 import { type MutableShared, SharedBucket, takeTicket } from './shared-bucket.js';
@@ -58,6 +59,8 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
   private readonly routes = new ModelRoutes();
   private readonly announcer = new GovernorAnnouncer(this);
   private readonly hooks = new WeakMap<AbortSignal, () => Promise<void>>();
+  /** Buckets whose shared state holds a claim of this process's waiters. */
+  private readonly claimed = new Set<string>();
   private readonly channel: string;
   private readonly alivePrefix: string;
   private readonly heartbeat: NodeJS.Timeout;
@@ -250,27 +253,38 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
   /** Hands slots to this process's waiters in arrival order until the bucket refuses. */
   private async drain(key: string, queue: Waiter<HeldTicket>[]): Promise<void> {
     const shared = this.bucket(key);
-    while (queue.length > 0) {
+    while (queue.length > 0 || this.claimed.has(key)) {
       // As if a little earlier: a window end another process saw may be a little ahead of ours.
       const now = this.clock.now() - this.skewMs;
-      const wanted = queue.length;
-      // Slots for every waiter at once, as far as the bucket has room: one write, not one each.
+      const since = queue.map((waiter) => waiter.since);
+      // Slots for every waiter at once, as far as the bucket has room and older waiters of other
+      // processes leave it: one write, not one each.
       const outcome = await shared.apply((bucket, state) => {
         const held: HeldTicket[] = [];
-        for (let i = 0; i < wanted; i++) {
+        const fair = fairShare(bucket, now, since, state.queued, this.owner);
+        let refusal: Refusal | null = null;
+        while (held.length < fair.share) {
           const reservation = bucket.reserve(now);
-          if (reservation.ok) {
-            held.push({ id: shared.addTicket(state, reservation.ticket), ticket: reservation.ticket });
-            continue;
+          if (!reservation.ok) {
+            refusal = { reason: reservation.reason, until: reservation.until };
+            break;
           }
-          if (reservation.until === null) state.waiting = true;
+          held.push({ id: shared.addTicket(state, reservation.ticket), ticket: reservation.ticket });
+        }
+        if (refusal === null && held.length < since.length) refusal = fair.refusal;
+        if (refusal !== null) {
+          if (refusal.until === null) state.waiting = true;
           // Every process must learn a used-up daily window, however this one found out (the
           // coordinator of a queue run defers the pool on it).
-          if (reservation.reason === 'daily-exhausted' && reservation.until !== null) state.publish = JSON.stringify({ from: this.owner, bucket: key, dailyResetAt: reservation.until } satisfies GovernorMessage);
-          return { held, refusal: { reason: reservation.reason, until: reservation.until } satisfies Refusal };
+          if (refusal.reason === 'daily-exhausted' && refusal.until !== null) state.publish = JSON.stringify({ from: this.owner, bucket: key, dailyResetAt: refusal.until } satisfies GovernorMessage);
         }
-        return { held, refusal: null };
+        const claim = claimOf(since.slice(held.length), now);
+        if (claim === null) delete state.queued[this.owner];
+        else state.queued[this.owner] = claim;
+        return { held, refusal, claimed: claim !== null };
       });
+      if (outcome.claimed) this.claimed.add(key);
+      else this.claimed.delete(key);
       const unused: HeldTicket[] = [];
       for (const held of outcome.held) {
         const waiter = queue.shift();
@@ -292,7 +306,7 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
       this.announcer.refused(key, refusal);
       if (refusal.reason === 'daily-exhausted' && this.onDailyLimit === 'throw') {
         for (const waiter of queue.splice(0)) waiter.reject(this.dailyError(key, waiter.request, refusal.until));
-        return;
+        continue; // once more, to withdraw the claim
       }
       if (queue.length > 0) this.waiters.wakeLater(key, refusal.until);
       return;

@@ -6,10 +6,12 @@
  * conflict the call returns the newer state and the operation is applied again). Slots in
  * flight are tickets naming their process; a process that stopped renewing its liveness key
  * (it crashed) has its tickets treated as requests that reached the service. A write is
- * refused while it keeps a ticket of a dead process, so that someone always expires them.
+ * refused while it keeps a ticket (or a waiters' claim) of a dead process, so that someone always
+ * expires them.
  */
 import type { Redis } from 'ioredis';
 import { type BucketState, type BucketTicket, GovernorBucket } from '../../client/index.js';
+import type { WaiterClaim } from './fair-share.js';
 
 /** The shared state: the bucket, its tickets in flight, and whether anyone waits for an answer. */
 interface SharedState {
@@ -18,6 +20,8 @@ interface SharedState {
   readonly next: number;
   /** A process waits for an answer to arrive (not for a time): wake it on the next settle. */
   readonly waiting: boolean;
+  /** Per process, when its requests waiting for a slot started to wait (fair-share.ts). */
+  readonly queued?: Record<string, WaiterClaim>;
 }
 
 interface StoredTicket {
@@ -43,6 +47,8 @@ export interface MutableShared {
   tickets: Record<string, StoredTicket>;
   next: number;
   waiting: boolean;
+  /** Per process, its waiters' claim (fair-share.ts). */
+  queued: Record<string, WaiterClaim>;
   /** A message (JSON) to publish once the write is done; the messages of a batch go out as one array. */
   publish: string | null;
 }
@@ -148,7 +154,7 @@ export class SharedBucket {
     let dead: string[] = [];
     for (;;) {
       const bucket = this.state === null ? new GovernorBucket(this.options.name) : GovernorBucket.fromState(this.options.name, this.state.bucket);
-      const shared: MutableShared = { tickets: { ...(this.state?.tickets ?? {}) }, next: this.state?.next ?? 0, waiting: this.state?.waiting ?? false, publish: null };
+      const shared: MutableShared = { tickets: { ...(this.state?.tickets ?? {}) }, next: this.state?.next ?? 0, waiting: this.state?.waiting ?? false, queued: { ...(this.state?.queued ?? {}) }, publish: null };
       if (dead.length > 0) expireOwners(bucket, shared, new Set(dead));
       const messages: unknown[] = [];
       const results = operations.map((operation) => {
@@ -157,8 +163,8 @@ export class SharedBucket {
         if (shared.publish !== null) messages.push(JSON.parse(shared.publish));
         return result;
       });
-      const next: SharedState = { bucket: bucket.toState(), tickets: shared.tickets, next: shared.next, waiting: shared.waiting };
-      const owners = [...new Set(Object.values(next.tickets).map((t) => t.owner))].join(' ');
+      const next: SharedState = { bucket: bucket.toState(), tickets: shared.tickets, next: shared.next, waiting: shared.waiting, ...(Object.keys(shared.queued).length > 0 ? { queued: shared.queued } : {}) };
+      const owners = [...new Set([...Object.values(next.tickets).map((t) => t.owner), ...Object.keys(shared.queued)])].join(' ');
       this.calls++;
       const message = messages.length === 0 ? '' : JSON.stringify(messages);
       const reply = await (redis as unknown as CasRedis).deflowBucketCas(key, String(this.version), JSON.stringify(next), owners, alivePrefix, String(KEEP_MS), channel, message);
@@ -181,8 +187,9 @@ export class SharedBucket {
   }
 }
 
-/** Requests in flight of processes that died: they may have reached the service. */
+/** Requests in flight of processes that died: they may have reached the service. Their waiters are gone. */
 function expireOwners(bucket: GovernorBucket, shared: MutableShared, dead: ReadonlySet<string>): void {
+  for (const owner of dead) delete shared.queued[owner];
   for (const [id, ticket] of Object.entries(shared.tickets)) {
     if (!dead.has(ticket.owner)) continue;
     bucket.abandon({ epoch: ticket.epoch, learning: ticket.learning, ...(ticket.opener ? { opener: true } : {}) }, true);

@@ -9,6 +9,8 @@ import type { Clock } from '../../common/index.js';
 
 export interface Waiter<T> {
   readonly request: AcquireRequest;
+  /** Clock ms it started to wait. */
+  readonly since: number;
   resolve(slot: T): void;
   reject(error: unknown): void;
 }
@@ -43,9 +45,12 @@ export class WaiterQueues<T> {
         const index = queue.indexOf(waiter);
         if (index >= 0) queue.splice(index, 1);
         reject(signal?.reason);
+        // The drain withdraws what this process claimed for it.
+        this.pump(key);
       };
       const waiter: Waiter<T> = {
         request,
+        since: this.options.clock.now(),
         resolve: (slot) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(slot);

@@ -24,8 +24,13 @@ afterAll(async () => {
 });
 
 /** A governor as one process would open it; `scope` decides which account's buckets it shares. */
-async function useGovernor(emulator: RunningEmulator, scope: string, heartbeatMs?: number): Promise<SharedGovernor> {
-  const shared = await openSharedGovernor(parseRedisUrl(redis.url, '--governor'), { scope, clock: emulator.clock, ...(heartbeatMs === undefined ? {} : { heartbeatMs }) });
+async function useGovernor(emulator: RunningEmulator, scope: string, heartbeatMs?: number, skewMarginMs?: number): Promise<SharedGovernor> {
+  const shared = await openSharedGovernor(parseRedisUrl(redis.url, '--governor'), {
+    scope,
+    clock: emulator.clock,
+    ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
+    ...(skewMarginMs === undefined ? {} : { skewMarginMs }),
+  });
   onTestFinished(() => shared.close());
   return shared;
 }
@@ -76,6 +81,22 @@ describe('rate governor shared through Redis', () => {
     const survivor = useClientOn(emulator, await useGovernor(emulator, scope, 100));
     await survivor.submit('image.generate', IMAGE);
     expect(emulator.stats().submissions).toBe(1);
+  });
+
+  test('waiters are served oldest first across processes: one that looks first when a window opens leaves it to older waiters of another', async () => {
+    const emulator = await useEmulator(limited(6));
+    const scope = accountScope(emulator.url, emulator.keys.api);
+    // `late` looks at a window 20 virtual seconds after it opens; `early` at once.
+    const [late, early] = [await useGovernor(emulator, scope, undefined, 20_000), await useGovernor(emulator, scope)];
+    const [lateClient, earlyClient] = [useClientOn(emulator, late), useClientOn(emulator, early)];
+    const order: string[] = [];
+    const older = Array.from({ length: 12 }, (_, i) => lateClient.submit('image.generate', { ...IMAGE, seed: i }).then(() => order.push('older')));
+    await expect.poll(() => order.length).toBeGreaterThanOrEqual(6);
+    // The second window's room belongs to the 6 older waiters still waiting in the other process.
+    const newer = Array.from({ length: 6 }, (_, i) => earlyClient.submit('image.generate', { ...IMAGE, seed: 100 + i }).then(() => order.push('newer')));
+    await Promise.all([...older, ...newer]);
+    expect(order).toEqual([...Array.from({ length: 12 }, () => 'older'), ...Array.from({ length: 6 }, () => 'newer')]);
+    expect(statusCount(emulator, 429)).toBe(0);
   });
 
   test('counts its Redis calls', async () => {
