@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { DeapiClient } from '../src/client/deapi-client.js';
+import type { Governor } from '../src/client/index.js';
 import { makeMp3 } from '../src/emulator/media/index.js';
 import { startEmulator } from '../src/emulator/start-emulator.js';
 import type { RunEvent } from '../src/engine/events.js';
@@ -168,7 +169,7 @@ async function variant(
     const stats = emulator.stats();
     const jobs = 2 * n;
     if (process.env.SCALEOUT_TIMELINE) {
-      const list = (await (await fetch(`${emulator.url}/_emulator/jobs`)).json()) as { task: string; created_at: string }[];
+      const list = (await (await fetch(`${emulator.url}/_emulator/jobs`)).json()) as { task: string; created_at: string; finished_at: string | null }[];
       const t0 = Math.min(...list.map((j) => Date.parse(j.created_at)));
       const line = (task: string) => {
         const buckets = new Map<number, number>();
@@ -178,7 +179,28 @@ async function variant(
         }
         return [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([b, c]) => `${b}:${c}`).join(' ');
       };
+      // The service's fixed windows as they opened: start (s from the first job), submissions in it; and the idle gaps between them.
+      const windows = (task: string) => {
+        const times = list.filter((x) => x.task === task).map((j) => Date.parse(j.created_at) - t0).sort((a, b) => a - b);
+        const opened: string[] = [];
+        let start = Number.NEGATIVE_INFINITY;
+        let count = 0;
+        let idle = 0;
+        for (const t of times) {
+          if (t >= start + 60_000) {
+            if (count > 0) opened.push(`${round(start / 1000, 1)}:${count}`);
+            if (Number.isFinite(start)) idle += t - (start + 60_000);
+            start = Math.floor((t + t0) / 1000) * 1000 - t0;
+            count = 0;
+          }
+          count++;
+        }
+        opened.push(`${round(start / 1000, 1)}:${count}`);
+        const ends = list.filter((x) => x.task === task && x.finished_at).map((j) => Date.parse(j.finished_at!) - t0);
+        return `${opened.join(' ')} | idle between windows ${round(idle / 1000, 1)} s, last finished ${round(Math.max(...ends) / 1000, 1)} s`;
+      };
       process.stdout.write(`    transcribe ${line('audio.transcribe')}\n    speak ${line('audio.speech')}\n`);
+      process.stdout.write(`    transcribe windows ${windows('audio.transcribe')}\n    speak windows ${windows('audio.speech')}\n`);
     }
     const makespan = figures.makespan_ms / 1000;
     process.stdout.write(`  ${name}: ${round(makespan, 1)} s (${round(makespan / bound, 3)} × bound), ${stats.by_status['429'] ?? 0} 429s\n`);
@@ -340,7 +362,8 @@ async function child(payload: Payload): Promise<Record<string, unknown>> {
   const client = new DeapiClient({ apiKey: payload.apiKey, baseUrl: payload.url, clock, governor: shared.governor });
   try {
     if (payload.role === 'worker') {
-      const worker = await startQueueWorker({ target, redis: shared.redis, governor: shared.governor, client, scope, clock, poolPollMs: 100 });
+      const trace = process.env.SCALEOUT_TRACE ? traceWorker(shared.governor, clock) : undefined;
+      const worker = await startQueueWorker({ target, redis: shared.redis, governor: shared.governor, client, scope, clock, poolPollMs: 100, ...(trace ? { onEvent: trace, log: (line: string) => process.stderr.write(`LOG ${process.pid} ${new Date(clock.now()).toISOString()} ${line}\n`) } : {}) });
       process.stdout.write('READY\n');
       await new Promise<void>((resolve) => process.once('SIGTERM', () => resolve()));
       await worker.close();
@@ -361,18 +384,65 @@ async function child(payload: Payload): Promise<Record<string, unknown>> {
   }
 }
 
+/** SCALEOUT_TRACE: every 5 virtual s, per pool, requests waiting at the governor and jobs submitted but not done (stderr). */
+function traceWorker(governor: Pick<Governor, 'acquire'>, clock: { now(): number }): (event: RunEvent) => void {
+  const waiting = new Map<string, number>();
+  const open = new Map<string, number>();
+  const submitted = new Map<string, number>();
+  const acquire = governor.acquire.bind(governor);
+  governor.acquire = async (request) => {
+    const pool = request.pool ?? '-';
+    waiting.set(pool, (waiting.get(pool) ?? 0) + 1);
+    try {
+      return await acquire(request);
+    } finally {
+      waiting.set(pool, (waiting.get(pool) ?? 0) - 1);
+    }
+  };
+  let lastReal = Date.now();
+  let lag = 0;
+  setInterval(() => {
+    const now = Date.now();
+    lag = Math.max(lag, now - lastReal - 100);
+    lastReal = now;
+  }, 100).unref();
+  const t0 = clock.now();
+  setInterval(() => {
+    const parts = [...new Set([...waiting.keys(), ...open.keys()])].map((k) => `${k}: wait ${waiting.get(k) ?? 0} open ${open.get(k) ?? 0} sent ${submitted.get(k) ?? 0}`);
+    process.stderr.write(`TRACE ${process.pid} t=${Math.round((clock.now() - t0) / 1000)} lag=${lag}ms ${parts.join(' | ')}\n`);
+    lag = 0;
+  }, 500).unref();
+  return (event) => {
+    if (event.type === 'item-submitted') {
+      open.set(event.node.step, (open.get(event.node.step) ?? 0) + 1);
+      submitted.set(event.node.step, (submitted.get(event.node.step) ?? 0) + 1);
+    }
+    if (event.type === 'item-done' || event.type === 'item-failed') open.set(event.node.step, (open.get(event.node.step) ?? 0) - 1);
+  };
+}
+
 function timing(): { sink: (event: RunEvent) => void; span: () => { started: number; finished: number; problems: string[] } } {
   let started = 0;
   let finished = 0;
+  let firstSubmitted = 0;
+  let lastDone = 0;
   const problems: string[] = [];
   return {
     sink: (event) => {
       if (event.type === 'run-started') started = event.ts;
       if (event.type === 'run-finished') finished = event.ts;
+      if (event.type === 'item-submitted') firstSubmitted ||= event.ts;
+      if (process.env.SCALEOUT_TIMELINE && (event.type === 'run-started' || event.type === 'quoted' || (event.type === 'item-queued' && event.node.index === 0) || (event.type === 'item-submitted' && event.node.index === 0))) {
+        process.stderr.write(`EVENT ${new Date(event.ts).toISOString()} ${event.type} ${'node' in event ? event.node.step : ''}\n`);
+      }
+      if (event.type === 'item-done') lastDone = event.ts;
       if (event.type === 'item-failed' && problems.length < 5) problems.push(`${event.node.step}[${event.node.index}] failed: ${event.error.code} ${event.error.message}`);
       if (event.type === 'item-unknown' && problems.length < 5) problems.push(`${event.node.step}[${event.node.index}] unknown: ${event.reason}`);
     },
-    span: () => ({ started, finished, problems }),
+    span: () => {
+      if (process.env.SCALEOUT_TIMELINE) problems.push(`run: first submission seen ${round((firstSubmitted - started) / 1000, 1)} s after the start, last item done ${round((finished - lastDone) / 1000, 1)} s before the end, ${round((finished - started) / 1000, 1)} s in all`);
+      return { started, finished, problems };
+    },
   };
 }
 
