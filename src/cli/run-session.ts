@@ -8,7 +8,7 @@
 import { readApiKey, API_KEY_ENV } from '../client/index.js';
 import { DEFAULT_BASE_URL } from '../client/index.js';
 import { DeapiClient } from '../client/index.js';
-import { DeflowError } from '../common/index.js';
+import { createFollowingClock, DeflowError } from '../common/index.js';
 import type { Governor } from '../client/index.js';
 import { GatedGovernor } from '../engine/index.js';
 import type { SharedGovernor } from '../engine/index.js';
@@ -85,9 +85,12 @@ export async function openRunSession(values: RunSessionOptions, io: CliIO): Prom
     throw new DeflowError('E_USAGE_NO_KEY', `no API key: set $${API_KEY_ENV}, or pass --api-key-file PATH (or - to read it from standard input); --emulator needs none`);
   }
   const baseUrl = io.env.DEAPI_BASE_URL?.trim() || DEFAULT_BASE_URL;
-  const { shared, scope } = await openGovernor(values, baseUrl, apiKey);
-  const governor = shared?.governor ?? new GatedGovernor();
-  const client = new DeapiClient({ apiKey, baseUrl, governor, log });
+  // Real time, unless the service is a deflow emulator in another process: its answers carry
+  // its clock, and the run's waits and journal follow it from the first answer on.
+  const clock = createFollowingClock();
+  const { shared, scope } = await openGovernor(values, baseUrl, apiKey, clock);
+  const governor = shared?.governor ?? new GatedGovernor({ clock });
+  const client = new DeapiClient({ apiKey, baseUrl, clock, governor, log });
   return {
     client,
     governor,
@@ -107,11 +110,11 @@ interface OpenedGovernor {
   readonly scope: string | null;
 }
 
-async function openGovernor(values: RunSessionOptions, baseUrl: string, apiKey: string, clock?: Clock): Promise<OpenedGovernor> {
+async function openGovernor(values: RunSessionOptions, baseUrl: string, apiKey: string, clock: Clock): Promise<OpenedGovernor> {
   if (values.governor === undefined) return { shared: null, scope: null };
   // Loaded on demand: runs without --governor or --queue never load the Redis client.
   const { accountScope, openSharedGovernor, parseRedisUrl } = await import('../engine/queue/index.js');
   const target = parseRedisUrl(values.governor, values.governorOption ?? '--governor');
   const scope = accountScope(baseUrl, apiKey);
-  return { shared: await openSharedGovernor(target, { scope, ...(clock === undefined ? {} : { clock }) }), scope };
+  return { shared: await openSharedGovernor(target, { scope, clock }), scope };
 }

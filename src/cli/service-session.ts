@@ -3,7 +3,7 @@
  * options): an in-process emulator with `--emulator`, else the service at `DEAPI_BASE_URL`
  * with the key from `--api-key-file` or `DEAPI_API_KEY`.
  */
-import { DeflowError } from '../common/index.js';
+import { createFollowingClock, DeflowError } from '../common/index.js';
 import { API_KEY_ENV, readApiKey } from '../client/index.js';
 import { DEFAULT_BASE_URL } from '../client/index.js';
 import { DeapiClient } from '../client/index.js';
@@ -50,7 +50,8 @@ export async function openServiceSession(values: ServiceOptionValues, io: CliIO,
     );
   }
   const baseUrl = io.env.DEAPI_BASE_URL?.trim() || DEFAULT_BASE_URL;
-  const client = new DeapiClient({ apiKey, baseUrl, log });
+  // Real time, unless the service is a deflow emulator in another process (its answers carry its clock).
+  const client = new DeapiClient({ apiKey, baseUrl, clock: createFollowingClock(), log });
   return { client, emulated: false, close: () => client.close() };
 }
 

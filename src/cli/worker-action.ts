@@ -1,7 +1,7 @@
 /** What `deflow worker` does (worker.ts defines the command): takes queued jobs until stopped. */
 import { API_KEY_ENV, DEFAULT_BASE_URL, DeapiClient, readApiKey } from '../client/index.js';
 import type { CliIO } from '../common/index.js';
-import { DeflowError, EXIT } from '../common/index.js';
+import { createFollowingClock, DeflowError, EXIT } from '../common/index.js';
 import type { RunEvent } from '../engine/index.js';
 
 export interface WorkerFlags {
@@ -30,9 +30,11 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
   const say = (line: string): void => {
     if (!flags.quiet) io.stderr.write(`deflow worker: ${line}\n`);
   };
-  const shared = await queue.openSharedGovernor(target, { scope });
+  // Real time, unless the service is a deflow emulator in another process (its answers carry its clock).
+  const clock = createFollowingClock();
+  const shared = await queue.openSharedGovernor(target, { scope, clock });
   const log = flags.verbose ? (line: string) => io.stderr.write(`deflow: ${line}\n`) : undefined;
-  const client = new DeapiClient({ apiKey, baseUrl, governor: shared.governor, log });
+  const client = new DeapiClient({ apiKey, baseUrl, clock, governor: shared.governor, log });
   try {
     const worker = await queue.startQueueWorker({
       target,

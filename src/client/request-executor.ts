@@ -1,4 +1,5 @@
 import type { Clock } from '../common/index.js';
+import { isFollowingClock, parseEmulatorClock } from '../common/index.js';
 import type { Redactor } from '../common/index.js';
 import type { PoolId } from '../service/index.js';
 import { createApiError } from './create-api-error.js';
@@ -84,6 +85,7 @@ async function sendOnce(call: ApiCall, parts: ExecutorParts, permit: GovernorPer
     const response = await parts.transport.send({ method: call.method, path: call.path, query: call.query, body, signal: call.signal });
     parts.slots.release();
     slotHeld = false;
+    followServiceClock(parts.clock, response.headers);
     const rateLimit = readRateLimitSnapshot(response.headers);
     permit.settle({ status: response.status, rateLimit });
     log(parts, describeAnswer(call, response.status, rateLimit, parts.clock.now() - started, attempt, permit.bucket));
@@ -94,6 +96,17 @@ async function sendOnce(call: ApiCall, parts: ExecutorParts, permit: GovernorPer
     if (error instanceof NetworkError) log(parts, `${call.method} ${call.path}: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * A deflow emulator's answers carry its clock (`X-Emulator-Clock`); a following clock takes
+ * the reading before the rate-limit headers, which are on that clock, are read. deAPI sends
+ * none, and a clock that does not follow (the system's, a test's) ignores it.
+ */
+function followServiceClock(clock: Clock, headers: TransportResponse['headers']): void {
+  if (!isFollowingClock(clock)) return;
+  const reading = parseEmulatorClock(headers['x-emulator-clock']);
+  if (reading) clock.follow(reading);
 }
 
 function describeAnswer(call: ApiCall, status: number, rateLimit: RateLimitSnapshot, ms: number, attempt: number, bucket: string | null): string {

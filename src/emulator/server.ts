@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Clock } from '../common/index.js';
+import { EMULATOR_CLOCK_HEADER, formatEmulatorClock } from '../common/index.js';
 import { answerApiRequest } from './api-handlers.js';
 import { runApiPipeline } from './api-pipeline.js';
 import { discardUploads, drainRequest } from './body-parser.js';
@@ -102,7 +103,10 @@ function writeBody(res: ServerResponse, status: number, headers: Record<string, 
   if (res.destroyed) return;
   res.statusCode = status;
   // Dates a client compares with X-RateLimit-Reset must be on the same (virtual) clock.
-  res.setHeader('Date', new Date(clock.now()).toUTCString());
+  const now = clock.now();
+  res.setHeader('Date', new Date(now).toUTCString());
+  // Not deAPI's: the virtual clock itself, so a deflow process in another process can follow it.
+  res.setHeader(EMULATOR_CLOCK_HEADER, formatEmulatorClock({ nowMs: now, timeScale: 1 / clock.realPerVirtual }));
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   if (faults.truncate && body.length > 0) {
     writeTruncated(res, body);

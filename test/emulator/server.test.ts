@@ -136,3 +136,27 @@ describe('introspection', () => {
     expect(emu.stats().requests).toBe(3);
   });
 });
+
+describe('the clock header (not deAPI’s: for a deflow process in another process)', () => {
+  it('stamps every answer with X-Emulator-Clock: <now_ms>;<time_scale>, the virtual time of its Date header', async () => {
+    const emu = await useEmulator({ config: withKeys({ time_scale: 30 }) });
+    const answers = [
+      await call(emu, 'GET', '/api/v2/account/balance', { key: API_KEY }),
+      await call(emu, 'GET', '/api/v2/account/balance'),
+      await call(emu, 'GET', '/api/v2/nothing-here', { key: API_KEY }),
+      await call(emu, 'GET', '/results/no-such-job/result.png'),
+      await call(emu, 'GET', '/_emulator/clock'),
+      await call(emu, 'GET', '/elsewhere'),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 401, 404, 404, 200, 404]);
+    for (const answer of answers) {
+      const match = /^(\d+);30$/.exec(answer.headers['x-emulator-clock'] ?? '');
+      expect(match, JSON.stringify(answer.headers)).not.toBeNull();
+      const nowMs = Number(match![1]);
+      expect(Math.floor(nowMs / 1000)).toBe(Date.parse(answer.headers.date!) / 1000);
+      expect(nowMs).toBeLessThanOrEqual(emu.clock.now());
+    }
+    const reading = answers[4]!;
+    expect(Number(reading.headers['x-emulator-clock']!.split(';')[0])).toBeGreaterThanOrEqual(reading.body.now_ms);
+  });
+});

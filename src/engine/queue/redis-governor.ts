@@ -65,7 +65,10 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
   private readonly alivePrefix: string;
   private readonly heartbeat: NodeJS.Timeout;
   private heartbeats = 0;
-  private readonly skewMs: number;
+  /** Read each time: a clock that follows a standalone emulator changes its rate at its first answer. */
+  private get skewMs(): number {
+    return this.options.skewMarginMs ?? 100 + 5 / this.clock.realPerVirtual;
+  }
   /** The last bucket change that could not be written (kept for diagnostics). */
   lastError: unknown;
   private closed = false;
@@ -74,8 +77,15 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
     super();
     this.clock = options.clock ?? systemClock;
     this.onDailyLimit = options.onDailyLimit ?? 'throw';
-    this.skewMs = options.skewMarginMs ?? 100 + 5 / this.clock.realPerVirtual;
-    this.waiters = new WaiterQueues<HeldTicket>({ clock: this.clock, skewMs: this.skewMs, drain: (key, queue) => this.drain(key, queue) });
+    // The skew is read at each wait: a clock that follows a standalone emulator changes its rate at the first answer.
+    const skew = (): number => this.skewMs;
+    this.waiters = new WaiterQueues<HeldTicket>({
+      clock: this.clock,
+      get skewMs() {
+        return skew();
+      },
+      drain: (key, queue) => this.drain(key, queue),
+    });
     this.channel = `${options.prefix}:gov`;
     this.alivePrefix = `${options.prefix}:alive:`;
     const every = options.heartbeatMs ?? 5000;
