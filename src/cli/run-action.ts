@@ -164,7 +164,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       });
     }
     printSummary(io, { ...flags, report: reportPath }, graph, outcome, session);
-    const deferred = deferredLines(outcome.deferred, client.clock.now(), resumeCommand, session.emulator !== null);
+    const deferred = deferredLines(outcome.deferred, client.clock.now(), resumeCommand, client.clock.realPerVirtual !== 1);
     if (deferred.length > 0) io.stderr.write(`${deferred.join('\n')}\n`);
     if (outcome.status === 'over-budget' && !fresh) {
       const unpriced = outcome.budget?.verdict === 'unpriced' && outcome.budget.refused === null;

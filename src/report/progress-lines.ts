@@ -21,7 +21,9 @@ export function formatFinalSummary(tally: RunTally): string {
   const finished = tally.finished;
   const totals = tally.totals();
   const status = finished === null ? 'stopped' : `${finished.status} (exit ${finished.exitCode})`;
-  const elapsed = finished !== null && tally.started !== null ? ` in ${formatDuration(finished.ts - tally.started.ts)}` : '';
+  // On an accelerated clock (the emulator's) the duration is the service's time, not the reader's.
+  const virtual = (tally.started?.timeScale ?? 1) !== 1 ? ' virtual' : '';
+  const elapsed = finished !== null && tally.started !== null ? ` in ${formatDuration(finished.ts - tally.started.ts)}${virtual}` : '';
   const cached = totals.cached > 0 ? ` (${totals.cached} cached)` : '';
   const quoted = finished?.quoted === null || finished?.quoted === undefined ? '' : ` of ${formatCost(finished.quoted)} quoted`;
   const pending = totals.items - totals.done - totals.failed - totals.skipped - totals.unknown;

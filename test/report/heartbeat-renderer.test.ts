@@ -100,6 +100,16 @@ describe('HeartbeatRenderer', () => {
     ]);
   });
 
+  it('labels the run’s duration virtual when it ran on the emulator’s accelerated clock', () => {
+    const stderr = memoryStream();
+    const renderer = new HeartbeatRenderer(stderr, { ticker: manualTicker() });
+    const events = sampleRun();
+    for (const event of events) renderer.handle(event.type === 'run-started' ? { ...event, timeScale: 20 } : event);
+    expect(lines(stderr.text()).at(-1)).toBe(
+      '[deflow] failed (exit 1) in 2.5s virtual: 3/6 done (1 cached) · 1 failed · 1 skipped · 1 unknown · $0.1875 spent of $0.2500 quoted',
+    );
+  });
+
   it('rejects a non-positive interval', () => {
     expect(() => new HeartbeatRenderer(memoryStream(), { intervalMs: 0 })).toThrow('intervalMs must be a positive number, got 0');
   });
