@@ -82,7 +82,10 @@ interface Emulator {
 
 /**
  * A standalone `deflow emulator` process: short jobs, generous rate limits. `timeScale` 4 makes
- * a run last several real seconds, so that a kill at a random time finds it still running.
+ * a run last several real seconds, so that a kill at a random time finds it still running. The
+ * exact kill points run at time scale 1: deflow follows the emulator's clock, and the order they
+ * rely on (submissions answered before any job is done, a session's resumed jobs done before the
+ * speech it sends) needs jobs that take longer than an upload on a busy machine.
  */
 async function startEmulatorProcess(dir: string, timeScale: number): Promise<Emulator> {
   const rate = '{ rpm: 600, rpd: null }';
@@ -171,7 +174,7 @@ describe('kill -9 and resume, with the built CLI against a standalone emulator',
     await mkdir(join(dir, 'clips'));
     for (const [path, content] of Object.entries({ 'workflow.yaml': CHAIN, ...clips(CLIPS, i * 10) })) await writeFile(join(dir, path), content);
     const timed = points.some((p) => p.startsWith('time:'));
-    const emulator = await startEmulatorProcess(dir, timed ? 4 : 20);
+    const emulator = await startEmulatorProcess(dir, timed ? 4 : 1);
     try {
       for (const point of points) {
         const exit = await deflow(dir, emulator, RUN, point);
