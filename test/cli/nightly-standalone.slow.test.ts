@@ -1,0 +1,170 @@
+/**
+ * Issue 14's nightly scenario with processes, as a user runs it: a workflow and media in a
+ * folder outside the repository, a standalone `deflow emulator` process on an accelerated clock
+ * (a day lasts 8.6 real seconds) with a daily limit of 5 on speech, and `deflow run` as separate
+ * processes (the CLI built aside). The runs follow the emulator's clock from its answers
+ * (`X-Emulator-Clock`), so a re-run after the emulator's day window is a re-run after the reset.
+ * Counts come from the emulator (`/_emulator/jobs`, `/_emulator/stats`), not from deflow.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { makeMp3 } from '../../src/emulator/media/index.js';
+import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
+import { call } from '../helpers/emulator-http.js';
+import { yaml } from '../engine/run-helpers.js';
+
+let cli: BuiltCli;
+
+beforeAll(async () => {
+  cli = await buildCliAside('deflow-nightly-build-');
+}, 240_000);
+
+afterAll(async () => {
+  await cli?.remove();
+});
+
+const NIGHTLY = yaml(
+  'version: 1',
+  'name: nightly',
+  'steps:',
+  '  transcribe:',
+  '    task: audio.transcribe',
+  '    for_each: { glob: "inbox/*.mp3" }',
+  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false }',
+  '    save: "transcripts/${{ item.stem }}.txt"',
+  '  speak:',
+  '    task: audio.speech',
+  '    for_each: transcribe',
+  '    with: { text: "${{ steps.transcribe.text }}", model: Kokoro, voice: af_sky, lang: en-us }',
+  '    save: "speech/${{ item.stem }}.mp3"',
+  '  embed:',
+  '    task: text.embed',
+  '    gather: partial',
+  '    with: { input: "${{ steps.transcribe.text }}", model: Bge_M3_FP16 }',
+  '    save: "embeddings.json"',
+);
+
+/** Time scale 10,000: a day of the emulator in 8.6 real seconds, far longer than a run's few. */
+const EMULATOR = yaml(
+  'time_scale: 10000',
+  'balance: 1000',
+  'jobs: { duration_ms: 2000 }',
+  'rate_limits: { endpoints: { "audio/speech": { rpm: 60, rpd: 5 } } }',
+);
+
+interface EmulatorProcess {
+  readonly url: string;
+  readonly key: string;
+}
+
+/** `deflow emulator --port 0 --config emulator.yaml` in `dir`, stopped when the test finishes. */
+async function startEmulatorProcess(dir: string): Promise<EmulatorProcess> {
+  const child = spawn(process.execPath, [cli.main, 'emulator', '--port', '0', '--config', 'emulator.yaml'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+  onTestFinished(async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (/api key: \S+/.test(out)) resolve();
+    });
+  });
+  child.removeAllListeners('exit');
+  return { url: /listening on (\S+)/.exec(out)![1]!, key: /api key: (\S+)/.exec(out)![1]! };
+}
+
+/** `deflow ARGS` as a separate process against the emulator; its exit code and standard error. */
+async function deflow(dir: string, emulator: EmulatorProcess, args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key };
+  const child = spawn(process.execPath, [cli.main, ...args], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stderr };
+}
+
+/** Jobs the emulator holds, by task. */
+async function jobCounts(emulator: EmulatorProcess): Promise<Record<string, number>> {
+  const jobs = (await call(emulator, 'GET', '/_emulator/jobs')).body as { task: string }[];
+  const counts: Record<string, number> = {};
+  for (const job of jobs) counts[job.task] = (counts[job.task] ?? 0) + 1;
+  return counts;
+}
+
+async function submissions(emulator: EmulatorProcess): Promise<number> {
+  return (await call(emulator, 'GET', '/_emulator/stats')).body.submissions as number;
+}
+
+/** Waits (in real time, a few seconds) until the emulator's clock is past `ms`. */
+async function emulatorPast(emulator: EmulatorProcess, ms: number): Promise<number> {
+  for (;;) {
+    const now = (await call(emulator, 'GET', '/_emulator/clock')).body.now_ms as number;
+    if (now > ms) return now;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The number of embedding vectors in the saved result. */
+function countVectors(value: unknown): number {
+  if (Array.isArray(value)) return value.filter((v) => Array.isArray(v) || (typeof v === 'object' && v !== null)).length;
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) if (Array.isArray(inner)) return countVectors(inner);
+  }
+  return 0;
+}
+
+describe('the nightly scenario against a standalone deflow emulator', () => {
+  it('run --keep-going exits 5 with 12 transcripts, 5 speeches and 12 embedded; a re-run after the emulator’s day window finishes the 7 speeches with no new transcription or embedding', async () => {
+    // Outside the repository: a temp folder with the workflow, the emulator's config and the media.
+    const dir = await mkdtemp(join(tmpdir(), 'deflow-nightly-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await writeFile(join(dir, 'nightly.yaml'), NIGHTLY);
+    await writeFile(join(dir, 'emulator.yaml'), EMULATOR);
+    await mkdir(join(dir, 'inbox'));
+    for (let i = 0; i < 12; i++) await writeFile(join(dir, 'inbox', `clip-${String(i).padStart(2, '0')}.mp3`), makeMp3(2 + i * 0.05));
+    await writeFile(join(dir, 'inbox', 'zz-corrupt.mp3'), 'this is not audio');
+    // Over the 20 MiB cap for audio given to transcription (sparse: cheap to make).
+    await writeFile(join(dir, 'inbox', 'zz-huge.mp3'), makeMp3(2));
+    await truncate(join(dir, 'inbox', 'zz-huge.mp3'), 20 * 1024 * 1024 + 1);
+    const emulator = await startEmulatorProcess(dir);
+
+    // The night's run.
+    const first = await deflow(dir, emulator, ['run', 'nightly.yaml', '--keep-going']);
+    expect(first.code, first.stderr).toBe(5);
+    expect(first.stderr).toMatch(/inbox\/zz-corrupt\.mp3: expected .*, got content of an unrecognised format/);
+    expect(first.stderr).toMatch(/inbox\/zz-huge\.mp3: expected at most 20971520 bytes, got 20971521 bytes/);
+    expect(await jobCounts(emulator)).toEqual({ 'audio.transcribe': 12, 'audio.speech': 5, 'text.embed': 1 });
+    expect((await readdir(join(dir, 'out', 'transcripts'))).filter((f) => f.endsWith('.txt'))).toHaveLength(12);
+    expect((await readdir(join(dir, 'out', 'speech'))).filter((f) => f.endsWith('.mp3'))).toHaveLength(5);
+    expect(countVectors(JSON.parse(await readFile(join(dir, 'out', 'embeddings.json'), 'utf8')))).toBe(12);
+    // The reset is the emulator's, and so is the wait the run announces.
+    const deferral = /daily limit of audio\/speech used up: 7 item\(s\) deferred until (\S+) \(in [^)]* virtual\)/.exec(first.stderr);
+    expect(deferral, first.stderr).not.toBeNull();
+    const resetAt = Date.parse(deferral![1]!);
+    const paidBefore = await submissions(emulator);
+    expect(paidBefore).toBe(18);
+
+    // After the emulator's day window (a few real seconds on its clock), the same command again:
+    // it resumes the run and, with --wait-daily, waits out the next window for the last 2 of 7.
+    await emulatorPast(emulator, resetAt);
+    const after = await deflow(dir, emulator, ['run', 'nightly.yaml', '--keep-going', '--wait-daily']);
+    // The two bad files are still left out: the run is not a success.
+    expect(after.code, after.stderr).toBe(1);
+    expect(after.stderr).toMatch(/^resuming run /m);
+    expect(await jobCounts(emulator)).toEqual({ 'audio.transcribe': 12, 'audio.speech': 12, 'text.embed': 1 });
+    expect((await submissions(emulator)) - paidBefore).toBe(7);
+    expect((await readdir(join(dir, 'out', 'speech'))).filter((f) => f.endsWith('.mp3'))).toHaveLength(12);
+    expect((await call(emulator, 'GET', '/_emulator/stats')).body.by_status['429'] ?? 0).toBeLessThanOrEqual(2);
+  }, 240_000);
+});
