@@ -37,6 +37,8 @@ export class JobRecorder {
   result: NodeJobResult | undefined;
   /** Redis calls made. */
   calls = 0;
+  /** What the job cost, once the service said it is done (kept in memory: its request id is in the data already). */
+  paidCost: number | null = null;
 
   constructor(
     private readonly redis: Redis,
@@ -63,6 +65,10 @@ export class JobRecorder {
     const { intent: _intent, requestId: _requestId, ...rest } = this.job.data;
     await this.write({ ...rest, attempt });
     this.progress({ t: 'retry', attempt, error });
+  }
+
+  get data(): NodeJobData {
+    return this.job.data;
   }
 
   private async write(data: NodeJobData): Promise<void> {
@@ -117,10 +123,14 @@ export class DispatchRecorder implements StateRecorder {
   async progress(): Promise<void> {}
 
   /** The job's request id is in its data already: a worker that takes it over polls it, never submits. */
-  async paid(): Promise<void> {}
+  async paid(node: RecordedNode, _requestId: string, _resultUrl: string | null, cost: number | null): Promise<void> {
+    this.of(node).paidCost = cost;
+  }
 
-  async unsaved(node: RecordedNode, _requestId: string, error: EventError): Promise<void> {
-    this.of(node).result = { outcome: 'failed', error, retryable: false };
+  /** Paid, not saved: returned as such, so that a later session fetches the result again by its request id. */
+  async unsaved(node: RecordedNode, requestId: string, error: EventError): Promise<void> {
+    const recorder = this.of(node);
+    recorder.result = { outcome: 'unsaved', error, requestId, cost: recorder.paidCost ?? recorder.data.paid?.cost ?? null };
   }
 
   async done(node: RecordedNode, done: RecordedDone): Promise<void> {

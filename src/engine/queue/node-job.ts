@@ -22,6 +22,12 @@ export interface NodeJobData {
   readonly attempt?: number;
   /** The job's cache key, once known (so that a worker resuming it stores its result). */
   readonly cacheKey?: string | null;
+  /**
+   * Set by a coordinator that enqueues again a job an earlier session left paid, not saved:
+   * the job at `requestId` is done and was paid for (USD `cost`); a worker fetches its result
+   * again, never submits it.
+   */
+  readonly paid?: { readonly cost: number | null };
 }
 
 /** How a node ended, as the worker returns it. */
@@ -34,6 +40,8 @@ export type NodeJobResult =
       readonly cacheKey: string | null;
     }
   | { readonly outcome: 'failed'; readonly error: EventError; readonly retryable: boolean }
+  /** Paid, not saved: the job at `requestId` is done and paid for, its result could not be fetched or written. */
+  | { readonly outcome: 'unsaved'; readonly error: EventError; readonly requestId: string; readonly cost: number | null }
   | { readonly outcome: 'skipped'; readonly reason: string }
   | { readonly outcome: 'unknown'; readonly reason: string }
   /** Refused before anything was created (auth, permission, balance): the run stops, the node waits. */

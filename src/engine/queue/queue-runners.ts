@@ -35,6 +35,8 @@ export class QueueRunners implements NodeRunners {
   /** Pools of the nodes awaited now (by node id). */
   private readonly awaited = new Map<number, string>();
   private readonly deferred = new Map<string, number>();
+  /** Nodes enqueued again as paid, not saved by an earlier session: their cost was charged then. */
+  private readonly paidEarlier = new Set<number>();
   private ctx: JobContext | undefined;
 
   constructor(private readonly options: QueueRunnersOptions) {}
@@ -81,8 +83,14 @@ export class QueueRunners implements NodeRunners {
         const result = ctx.results.get(u);
         if (result !== undefined) upstream.push([u, result]);
       }
-      const data: NodeJobData = { v: 1, run: this.options.runId, step: step.id, k, upstream };
-      if (this.options.resumed) await this.clearForRetry(queue, jobId);
+      let data: NodeJobData = { v: 1, run: this.options.runId, step: step.id, k, upstream };
+      if (this.options.resumed) {
+        const paid = await this.clearForRetry(queue, jobId);
+        if (paid !== undefined) {
+          data = { ...data, ...paid };
+          this.paidEarlier.add(id);
+        }
+      }
       await queue.add(step.id, data, { jobId, attempts: 1, removeOnComplete: { age: KEEP_JOBS_S }, removeOnFail: { age: KEEP_JOBS_S } });
       if (this.options.resumed) {
         const existing = await this.options.watch.lookAt(queueName, jobId);
@@ -106,17 +114,25 @@ export class QueueRunners implements NodeRunners {
    * that it is enqueued afresh, as an embedded run's resume would run it again: a retryable
    * failure, a job no worker could run before anything was sent, and (with `--resubmit-unknown`)
    * an unknown one. A failure the service judged final, and every done job, stay as they are.
+   * A job paid for whose result was not saved is enqueued again with its request id (returned
+   * here), so that a worker fetches its result again: it is never submitted again.
    */
-  private async clearForRetry(queue: Queue, jobId: string): Promise<void> {
+  private async clearForRetry(queue: Queue, jobId: string): Promise<Pick<NodeJobData, 'requestId' | 'attempt' | 'cacheKey' | 'paid'> | undefined> {
     const job = await this.jobOf(queue, jobId);
-    if (job === undefined || !job.finishedOn) return;
+    if (job === undefined || !job.finishedOn) return undefined;
     const result = job.failedReason ? undefined : job.returnvalue;
+    if (result?.outcome === 'unsaved') {
+      const carried = { requestId: result.requestId, attempt: job.data.attempt ?? 1, cacheKey: job.data.cacheKey ?? null, paid: { cost: result.cost } };
+      await job.remove();
+      return carried;
+    }
     const unsent = job.data.intent === undefined && job.data.requestId === undefined;
     const again =
       result === undefined || result === null
         ? unsent
         : (result.outcome === 'failed' && result.retryable) || (result.outcome === 'unknown' && this.options.resubmitUnknown === true);
     if (again) await job.remove();
+    return undefined;
   }
 
   /** Jobs are never picked up from a seed in queue mode: an existing job is found by its id. */
@@ -165,13 +181,18 @@ export class QueueRunners implements NodeRunners {
       case 'done': {
         ctx.results.put(id, result.result, countReaders(ctx, id));
         await state.done(id, { result: result.result, outputs: result.outputs, cached: result.cached, cacheKey: result.cacheKey });
-        const charged = result.cached ? 0 : (result.result.cost ?? state.quotedOf(id) ?? 0);
+        const charged = result.cached || this.paidEarlier.has(id) ? 0 : (result.result.cost ?? state.quotedOf(id) ?? 0);
         if (charged > 0) ctx.pricer.observe(ctx.graph.nodeAt(id).step.id, charged);
         return { outcome: 'done', charged };
       }
       case 'failed':
         await state.failed(id, result.error, result.retryable);
         return 'failed';
+      case 'unsaved': {
+        // Paid, not saved: a later session of the run fetches it again by its request id.
+        await state.unsaved(id, result.requestId, result.error, result.cost);
+        return { outcome: 'failed', charged: this.paidEarlier.has(id) ? 0 : (result.cost ?? 0) };
+      }
       case 'skipped':
         await state.skipped(id, result.reason);
         return 'skipped';

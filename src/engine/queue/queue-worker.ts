@@ -146,6 +146,8 @@ class QueueWorkerProcess implements QueueWorker {
     try {
       await ensureUpstreamBlobs(data.upstream, run.blobs, this.options.client);
       run.state.start(id);
+      // Paid in an earlier session, its result not saved: fetched again, never charged again.
+      if (data.paid !== undefined && data.requestId !== undefined) run.state.seedPaid(id, data.requestId);
       const outcome =
         data.requestId !== undefined
           ? await resumeNode(ctx, id, data.requestId, data.attempt ?? 1, data.cacheKey ?? null)

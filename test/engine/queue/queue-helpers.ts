@@ -22,9 +22,9 @@ export interface Participant {
 }
 
 /** A governor and client as one process would hold them; closed after the test. */
-export async function useParticipant(redisUrl: string, emulator: RunningEmulator): Promise<Participant> {
+export async function useParticipant(redisUrl: string, emulator: RunningEmulator, baseUrl = emulator.url): Promise<Participant> {
   const shared = await openSharedGovernor(parseRedisUrl(redisUrl, '--queue'), { scope: accountScope(emulator.url, emulator.keys.api), clock: emulator.clock, heartbeatMs: 500 });
-  const client = new DeapiClient({ apiKey: emulator.keys.api, baseUrl: emulator.url, clock: emulator.clock, governor: shared.governor });
+  const client = new DeapiClient({ apiKey: emulator.keys.api, baseUrl, clock: emulator.clock, governor: shared.governor });
   onTestFinished(async () => {
     await client.close();
     await shared.close();
@@ -32,9 +32,9 @@ export async function useParticipant(redisUrl: string, emulator: RunningEmulator
   return { shared, client };
 }
 
-/** A worker; closed after the test unless closed before. */
-export async function useWorker(redisUrl: string, emulator: RunningEmulator, options: { concurrency?: number; lockMs?: number } = {}): Promise<QueueWorker & Participant> {
-  const participant = await useParticipant(redisUrl, emulator);
+/** A worker (its client talking to `baseUrl`, the emulator's by default); closed after the test unless closed before. */
+export async function useWorker(redisUrl: string, emulator: RunningEmulator, options: { concurrency?: number; lockMs?: number; baseUrl?: string } = {}): Promise<QueueWorker & Participant> {
+  const participant = await useParticipant(redisUrl, emulator, options.baseUrl);
   const worker = await startQueueWorker({
     target: parseRedisUrl(redisUrl, '--queue'),
     redis: participant.shared.redis,

@@ -9,10 +9,11 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { accountScope } from '../../../src/engine/queue/account-scope.js';
 import { queueName } from '../../../src/engine/queue/queue-names.js';
-import { CHAIN, clips } from '../journal/durable-helpers.js';
+import { CHAIN, clips, duplicateJobs } from '../journal/durable-helpers.js';
 import { useFastEmulator, useWorkspace } from '../run-helpers.js';
 import { statusCount } from '../../client/support.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
+import { useFaultProxy } from '../../helpers/fault-proxy.js';
 import { coordinate, useWorker } from './queue-helpers.js';
 
 let redis: TestRedis;
@@ -94,6 +95,43 @@ describe('queue mode: crashes and stops', () => {
     expect(emulator.stats().submissions).toBe(12);
     expect((await readdir(join(dir, 'out'))).length).toBe(12);
   });
+  test('a worker whose download fails after payment leaves the item paid, not saved; started again, the run fetches it by its request id, never submits it again', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': CHAIN, ...clips(2) });
+    const emulator = await useFastEmulator(TIGHT);
+    // The worker's downloads go through a proxy that cuts every one of them mid-body.
+    const proxy = await useFaultProxy(emulator.url);
+    proxy.plan = { fault: 'cut-mid-body', phase: 'download', seed: 1, rate: 1 };
+    const cut = await useWorker(redis.url, emulator, { baseUrl: proxy.url });
+    const first = await coordinate(dir, redis.url, emulator, { useCache: false });
+    expect(proxy.hit.download).toBeGreaterThan(0);
+    expect(first.outcome.status).toBe('failed');
+    // The transcripts are paid for, their results cut: paid, not saved; their speech never starts.
+    expect(first.outcome.counts).toMatchObject({ done: 0, failed: 2, unsaved: 2, skipped: 2 });
+    const unsaved = first.of('item-failed');
+    expect(unsaved.map((e) => [e.node.step, e.error.code, e.unsaved !== undefined, e.requestId !== null])).toEqual([
+      ['transcribe', 'E_TRANSFER', true, true],
+      ['transcribe', 'E_TRANSFER', true, true],
+    ]);
+    expect(unsaved[0]!.error.message).toContain('paid, not saved');
+    expect(emulator.stats().submissions).toBe(2);
+    await cut.close();
+
+    await useWorker(redis.url, emulator);
+    const second = await coordinate(dir, redis.url, emulator, { useCache: false });
+    expect(second.outcome.resumed).toBe(true);
+    expect(second.outcome.status).toBe('done');
+    expect(second.outcome.counts.done).toBe(4);
+    // The transcripts are fetched again by request id, not submitted: only the 2 speeches are new.
+    expect(emulator.stats().submissions).toBe(4);
+    expect(duplicateJobs(emulator)).toEqual([]);
+    const refetched = second.of('item-done').filter((e) => e.node.step === 'transcribe');
+    expect(refetched.map((e) => e.requestId).sort()).toEqual(unsaved.map((e) => e.requestId).sort());
+    // Charged in the first session, not again: this session spent only the speeches.
+    const speeches = second.of('item-done').filter((e) => e.node.step === 'speak').reduce((sum, e) => sum + e.cost, 0);
+    expect(second.outcome.spent).toBeCloseTo(speeches, 6);
+    expect((await readdir(join(dir, 'out'))).sort()).toEqual(['c0.mp3', 'c0.txt', 'c1.mp3', 'c1.txt']);
+  });
+
   test('a coordinator started again runs the retryable failures of its run again, and nothing that ended', async () => {
     const dir = await useWorkspace({ 'workflow.yaml': CHAIN.replace('    save: "${{ item.stem }}.txt"', '    save: "${{ item.stem }}.txt"\n    retries: 0'), ...clips(3) });
     // Every job fails on the service (a retryable error) until the service recovers.
