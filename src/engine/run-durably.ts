@@ -48,7 +48,8 @@ export interface DurableOutcome extends RunOutcome {
   /** USD those hits would have cost. */
   readonly cacheSaved: number;
   /** Verified webhook deliveries, and poll waits they cut short. */
-  readonly webhooks: { readonly received: number; readonly woken: number } | null;
+  /** Verified deliveries received; poll waits they cut short; of those, the ones whose delivery was taken as the job's final status. */
+  readonly webhooks: { readonly received: number; readonly woken: number; readonly delivered: number } | null;
 }
 
 /** Opens the run's journal (new or resumed), runs it and closes the journal. */
@@ -118,7 +119,7 @@ export async function runOpened(durable: DurableRun, options: RunOpenedOptions):
       resumed: durable.resumed,
       cacheHits: cache?.hits ?? 0,
       cacheSaved: cache?.saved ?? 0,
-      webhooks: hints === undefined ? null : { received: hints.received(), woken: hints.wakeups.woken },
+      webhooks: hints === undefined ? null : { received: hints.received(), woken: hints.wakeups.woken, delivered: hints.wakeups.delivered },
     };
   } finally {
     await hints?.close();

@@ -13,6 +13,12 @@ import type { NodeResult } from './node-result.js';
 import { PollDeadlineError, pollJob } from './poller.js';
 import { collectJobResult } from './result-passing.js';
 
+/**
+ * With webhooks, polls are the fallback for a lost delivery: planned waits are this many times
+ * the usual ones (a delivery normally ends the wait first, and then no status request is sent).
+ */
+const PUSHED_STRETCH = 3;
+
 /** Polls that fail this many times in a row (after the client's own retries) make the node unknown. */
 const MAX_POLL_FAILURES = 5;
 
@@ -38,6 +44,7 @@ export async function poll(ctx: JobContext, id: number, step: GraphStep, key: st
         signal,
         deadline: () => control.pollDeadline,
         wait: ctx.webhooks === null ? undefined : (ms, waitSignal) => ctx.webhooks!.wakeups.sleep(requestId, ms, ctx.clock, waitSignal),
+        pushedStretch: ctx.webhooks === null ? undefined : PUSHED_STRETCH,
       });
     } catch (error) {
       if (signal.aborted || error instanceof PollDeadlineError) return 'abandoned';

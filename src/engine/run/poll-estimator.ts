@@ -139,9 +139,9 @@ export class PollEstimator {
    * Until a job of the key was found running, polls come early (a fifth of the estimate):
    * one running job's progress tells its duration, while a prior can be off many times over.
    */
-  firstDelay(key: string, kind: ResultKind): number {
+  firstDelay(key: string, kind: ResultKind, scout = true): number {
     const track = this.track(key, kind);
-    if (!track.searching) return this.clamp(track.estimate);
+    if (!track.searching || !scout) return this.clamp(track.estimate);
     // A few scouts poll early; the jobs started with them wait out the prior, since when many
     // start together (a fan-out's first window) every early poll would pay the search again.
     if (track.scouts < SCOUTS) {
@@ -253,6 +253,24 @@ export class PollEstimator {
     if (!track.searching || track.ends.length > 0) return;
     track.estimate = Math.min(track.estimate, elapsedMs);
     track.searching = false;
+  }
+
+  /**
+   * A job's exact duration (a verified webhook delivery came as it finished): until the
+   * estimate is calibrated it counts as a scout's end; then it steps the quantile tracker.
+   */
+  observeEnd(key: string, kind: ResultKind, durationMs: number): void {
+    const track = this.track(key, kind);
+    track.observations++;
+    if (!track.calibrated) {
+      track.ends.push(durationMs);
+      track.ends.sort((a, b) => a - b);
+      if (track.ends.length >= SCOUT_ENDS) this.settleOnEnds(track);
+      else track.estimate = track.ends[track.ends.length - 1]!;
+      return;
+    }
+    const rate = Math.max(this.rate, 0.5 / Math.sqrt(track.observations));
+    track.estimate *= Math.exp(durationMs <= track.estimate ? -rate * (1 - this.quantile) : rate * this.quantile);
   }
 
   /** The wait before the next poll of a job found still running. */

@@ -42,6 +42,12 @@ export interface PollJobOptions {
    */
   readonly wait?: ((ms: number, signal?: AbortSignal) => Promise<JobStatus | null | void>) | undefined;
   /**
+   * Verified webhook deliveries are expected (`wait` returns them): every planned wait is
+   * stretched by this factor and no early scout polls are sent, so polls are the fallback for
+   * a lost delivery. @default 1
+   */
+  readonly pushedStretch?: number | undefined;
+  /**
    * Clock ms by which polling must end (an interrupt's grace period), read before each wait:
    * the last wait is shortened so that one poll still happens by then.
    */
@@ -70,9 +76,11 @@ export class PollDeadlineError extends DeflowError {
 export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
   const { clock, estimator, key, kind, signal } = options;
   const dueFrom = Math.min(options.submittedAt ?? options.acceptedAt, options.acceptedAt);
+  const stretch = options.pushedStretch ?? 1;
+  const pushed = stretch !== 1;
   // Planned on the prior while the key's duration is searched for: re-planned once it settles.
   let replan = estimator.settledMs(key) === undefined;
-  let delay = Math.max(0, dueFrom + estimator.firstDelay(key, kind) - clock.now());
+  let delay = Math.max(0, dueFrom + estimator.firstDelay(key, kind, !pushed) * stretch - clock.now());
   let first = true;
   const observes = options.submittedAt === undefined;
   let previous: ProgressReading | undefined;
@@ -89,12 +97,16 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
     }
     const woken = await (options.wait ? options.wait(delay, signal) : clock.sleep(delay, signal));
     // A verified delivery of the job's final status (webhook-hints.ts): no status request needed.
-    if (woken !== undefined && woken !== null && isTerminalStatus(woken.status)) return woken;
+    if (woken !== undefined && woken !== null && isTerminalStatus(woken.status)) {
+      // It came as the job finished: an exact duration.
+      if (observes && woken.status === 'done') estimator.observeEnd(key, kind, clock.now() - options.acceptedAt);
+      return woken;
+    }
     if (first && replan && woken === undefined) {
       replan = false;
       // The scouts measured the duration meanwhile: wait for the first poll it puts later.
       const settled = estimator.settledMs(key);
-      const later = settled === undefined ? 0 : dueFrom + estimator.firstDelay(key, kind) - clock.now();
+      const later = settled === undefined ? 0 : dueFrom + estimator.firstDelay(key, kind, !pushed) * stretch - clock.now();
       if (later > 0) {
         delay = later;
         continue;
@@ -113,7 +125,7 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
     options.onProgress?.(status);
     const reading = status.progress !== null && status.progress > 0 && status.progress < 100 ? { elapsedMs: elapsed, progress: status.progress } : undefined;
     if (observes && previous !== undefined && reading !== undefined) estimator.observeReadings(key, kind, previous, reading);
-    delay = estimator.nextDelay({ elapsedMs: elapsed, progress: status.progress, previousDelayMs: delay, typicalMs: estimator.settledMs(key), previous, key });
+    delay = estimator.nextDelay({ elapsedMs: elapsed, progress: status.progress, previousDelayMs: delay, typicalMs: estimator.settledMs(key), previous, key }) * stretch;
     if (reading !== undefined) previous = reading;
   }
 }

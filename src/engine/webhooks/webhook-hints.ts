@@ -1,10 +1,12 @@
 /**
- * Webhooks as hints (`--webhook-url URL --webhook-listen host:port`): every submission asks
- * the service to call `URL` when its job changes, signed with the run's own secret; the
- * local receiver verifies each delivery and, for a job that finished, cuts that job's poll
- * wait short. The poller then makes its one confirming status request and acts on what the
- * service says, never on what the delivery says. Polling stays on throughout, so a lost or
- * forged delivery costs at most one extra status request and never strands a paid job.
+ * Webhooks (`--webhook-url URL --webhook-listen host:port`): every submission asks the service
+ * to call `URL` when its job changes, signed with the run's own secret; the local receiver
+ * verifies each delivery. A verified final delivery (`done` with its `result_url`, or `error`)
+ * is the job's status: the poller takes it instead of a status request, so a run whose
+ * deliveries arrive spends no status request on its jobs. Polling stays on as the fallback, at
+ * a multiple of its usual waits (a delivery is expected first), so a lost delivery costs time,
+ * never a stranded paid job. A final delivery without what the job's status needs (no
+ * `result_url` on `done`) only cuts the wait short, and the poller asks the service.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fdatasyncSync, openSync, readFileSync, renameSync } from 'node:fs';
@@ -12,57 +14,96 @@ import { join } from 'node:path';
 import type { Clock } from '../../common/index.js';
 import { DeflowError } from '../../common/index.js';
 import { fsyncDir, writeAll } from '../../common/index.js';
+import type { JobStatus } from '../../client/index.js';
 import { TERMINAL_JOB_STATUSES } from '../../service/index.js';
 import { startWebhookReceiver, type WebhookHint, type WebhookReceiver } from './webhook-receiver.js';
 
 /** Job statuses whose delivery is worth a status request now (`processing` is not). */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(TERMINAL_JOB_STATUSES);
 
-/** Waits of jobs in flight that a hint can cut short. */
+/** Waits of jobs in flight that a delivery can cut short. */
 export class JobWakeups {
-  private readonly waiting = new Map<string, AbortController>();
-  /** Hints that came while their job was not waiting (a poll in flight): its next wait is skipped. */
-  private readonly early = new Set<string>();
-  /** Waits cut short by a hint. */
+  private readonly waiting = new Map<string, { controller: AbortController; status: JobStatus | null }>();
+  /** Deliveries that came while their job was not waiting (a poll in flight): its next wait ends at once. */
+  private readonly early = new Map<string, JobStatus | null>();
+  /** Waits cut short by a delivery. */
   woken = 0;
+  /** Waits ended by a verified final delivery, taken as the job's status (no status request). */
+  delivered = 0;
 
   constructor(private readonly maxEarly = 10_000) {}
 
-  /** Wakes the wait of `requestId`, or makes its next wait return at once. */
-  wake(requestId: string): void {
+  /** Wakes the wait of `requestId`, or makes its next wait return at once; `status`, when known, is the job's final status. */
+  wake(requestId: string, status: JobStatus | null = null): void {
     const waiter = this.waiting.get(requestId);
     if (waiter !== undefined) {
-      waiter.abort();
+      waiter.status = status;
+      waiter.controller.abort();
       return;
     }
-    this.early.add(requestId);
-    // Hints for jobs this run does not poll (an earlier run's, a forgery) must not pile up.
-    if (this.early.size > this.maxEarly) this.early.delete(this.early.values().next().value as string);
+    this.early.set(requestId, status);
+    // Deliveries for jobs this run does not poll (an earlier run's) must not pile up.
+    if (this.early.size > this.maxEarly) this.early.delete(this.early.keys().next().value as string);
   }
 
   /**
-   * Sleeps `ms` on `clock`, or less if a hint for `requestId` arrives: resolves with undefined
-   * when the time was slept, null when a hint cut it short. Rejects when `signal` aborts.
+   * Sleeps `ms` on `clock`, or less if a delivery for `requestId` arrives: resolves with
+   * undefined when the time was slept, with the job's final status when a verified delivery
+   * carried it, else null (woken: ask the service). Rejects when `signal` aborts.
    */
-  async sleep(requestId: string, ms: number, clock: Clock, signal?: AbortSignal): Promise<null | undefined> {
+  async sleep(requestId: string, ms: number, clock: Clock, signal?: AbortSignal): Promise<JobStatus | null | undefined> {
     signal?.throwIfAborted();
-    if (this.early.delete(requestId)) {
-      this.woken++;
-      return null;
+    if (this.early.has(requestId)) {
+      const status = this.early.get(requestId)!;
+      this.early.delete(requestId);
+      return this.woke(status);
     }
-    const hint = new AbortController();
+    const hint = { controller: new AbortController(), status: null as JobStatus | null };
     this.waiting.set(requestId, hint);
     try {
-      await clock.sleep(ms, signal === undefined ? hint.signal : AbortSignal.any([signal, hint.signal]));
+      await clock.sleep(ms, signal === undefined ? hint.controller.signal : AbortSignal.any([signal, hint.controller.signal]));
       return undefined;
     } catch (error) {
-      if (!hint.signal.aborted || signal?.aborted) throw error;
-      this.woken++;
-      return null;
+      if (!hint.controller.signal.aborted || signal?.aborted) throw error;
+      return this.woke(hint.status);
     } finally {
       if (this.waiting.get(requestId) === hint) this.waiting.delete(requestId);
     }
   }
+
+  private woke(status: JobStatus | null): JobStatus | null {
+    this.woken++;
+    if (status !== null) this.delivered++;
+    return status;
+  }
+}
+
+/**
+ * The job status a verified final delivery states, or null when it lacks what the poller
+ * needs (a `done` without `result_url`): then the delivery only wakes the poll.
+ */
+export function deliveredStatus(hint: WebhookHint): JobStatus | null {
+  if (!hint.signed || !FINAL_STATUSES.has(hint.status)) return null;
+  const data = hint.data;
+  const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+  const flag = (value: unknown): boolean | null => (typeof value === 'boolean' ? value : null);
+  const base = { progress: hint.status === 'done' ? 100 : null, result: null, preview: null, metadata: null, raw: { ...data } };
+  if (hint.status === 'done') {
+    if (hint.resultUrl === undefined) return null;
+    return { ...base, status: 'done', resultUrl: hint.resultUrl, error: null };
+  }
+  return {
+    ...base,
+    status: 'error',
+    resultUrl: null,
+    error: {
+      code: text(data['error_code']),
+      message: text(data['error_message']),
+      reason: text(data['error_reason']),
+      retryable: flag(data['retryable']),
+      refunded: flag(data['refunded']),
+    },
+  };
 }
 
 export interface WebhookHintsOptions {
@@ -99,7 +140,7 @@ export async function startWebhookHints(options: WebhookHintsOptions): Promise<W
     onHint: (hint) => {
       received++;
       options.onHint?.(hint);
-      if (FINAL_STATUSES.has(hint.status)) wakeups.wake(hint.requestId);
+      if (FINAL_STATUSES.has(hint.status)) wakeups.wake(hint.requestId, deliveredStatus(hint));
     },
   });
   return {

@@ -1,10 +1,10 @@
 /**
  * A local HTTP receiver for deAPI webhook deliveries (`--webhook-listen host:port`).
  *
- * A delivery is only a HINT that a job changed state: the engine confirms it with one status
- * request before acting (downloading, marking done), so a forged or reordered delivery can
- * at worst cause one extra poll. Polling stays on as the fallback, so a lost delivery never
- * strands a paid job.
+ * A delivery signed with the run's secret and verified says what the service says: the engine
+ * takes a final one as the job's status, with no confirming status request. An unsigned
+ * delivery (no secret: trusted networks only) is a hint that the engine confirms with one
+ * status request. Polling stays on as the fallback, so a lost delivery never strands a paid job.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +21,10 @@ export interface WebhookHint {
   readonly status: string;
   readonly resultUrl?: string;
   readonly deliveryId: string | null;
+  /** Signed with the receiver's secret and verified (not an unsigned delivery on a trusted network). */
+  readonly signed: boolean;
+  /** The delivery's whole `data` object (`error_code`, `retryable`, `processing_time_ms`, …). */
+  readonly data: Readonly<Record<string, unknown>>;
 }
 
 export interface WebhookReceiverOptions {
@@ -30,8 +34,8 @@ export interface WebhookReceiverOptions {
   readonly secret: string | null;
   readonly clock: Clock;
   /**
-   * Called once per verified delivery id, after the 200 is sent. Confirm with a status
-   * request before acting on it. Must not throw (errors are swallowed to keep the server up).
+   * Called once per verified delivery id, after the 200 is sent. Must not throw (errors are
+   * swallowed to keep the server up).
    */
   readonly onHint: (hint: WebhookHint) => void;
   /** @default 300 */
@@ -85,6 +89,8 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       status: event.status,
       deliveryId: event.deliveryId,
       ...(event.resultUrl === null ? {} : { resultUrl: event.resultUrl }),
+      signed: options.secret !== null,
+      data: event.data,
     };
     try {
       options.onHint(hint);

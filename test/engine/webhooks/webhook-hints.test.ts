@@ -48,6 +48,24 @@ describe('webhook hints', () => {
     expect(hints.received()).toBe(1);
   });
 
+  it('ends the wait with the job\'s status from a verified delivery: done with its result_url, or error with the failure\'s fields', async () => {
+    const hints = await useHints();
+    const clock = createVirtualClock({ timeScale: 1 });
+    const done = hints.wakeups.sleep('job-d', 60_000, clock);
+    await deliver(hints, completed('job-d'));
+    expect(await done).toMatchObject({ status: 'done', resultUrl: 'https://results.example.com/x.png', error: null });
+    const failed = hints.wakeups.sleep('job-e', 60_000, clock);
+    const failure = { job_request_id: 'job-e', status: 'error', previous_status: 'processing', job_type: 'txt2img', error_code: 'WORKER_TIMEOUT', error_message: 'Worker failed to respond', error_reason: 'TIMEOUT', retryable: true, refunded: true };
+    await deliver(hints, failure, { event: 'job.failed' });
+    expect(await failed).toMatchObject({ status: 'error', resultUrl: null, error: { code: 'WORKER_TIMEOUT', message: 'Worker failed to respond', reason: 'TIMEOUT', retryable: true, refunded: true } });
+    // A done delivery without result_url says too little: it only wakes the poll (null), which asks the service.
+    const bare = hints.wakeups.sleep('job-f', 60_000, clock);
+    const { result_url: _url, ...noUrl } = completed('job-f');
+    await deliver(hints, noUrl);
+    expect(await bare).toBeNull();
+    expect(hints.wakeups.delivered).toBe(2);
+  });
+
   it('refuses a tampered body, a wrong secret, a stale timestamp and an empty signature, and wakes nothing', async () => {
     const hints = await useHints();
     expect(await deliver(hints, completed('job-2'), { tamper: true })).toBe(401);

@@ -50,7 +50,15 @@ describe('webhook receiver (loopback HTTP)', () => {
     const d = delivery('req-1', 'del-1');
     expect(await post(d)).toEqual({ status: 200, body: { ok: true } });
     expect(hints).toEqual([
-      { requestId: 'req-1', event: 'job.completed', status: 'done', resultUrl: 'https://results.deapi.ai/1/a.png?X-Amz-Signature=abc', deliveryId: 'del-1' },
+      {
+        requestId: 'req-1',
+        event: 'job.completed',
+        status: 'done',
+        resultUrl: 'https://results.deapi.ai/1/a.png?X-Amz-Signature=abc',
+        deliveryId: 'del-1',
+        signed: true,
+        data: expect.objectContaining({ job_request_id: 'req-1', status: 'done' }),
+      },
     ]);
   });
 
