@@ -86,6 +86,10 @@ async function startEmulatorProcess(dir: string): Promise<EmulatorProcess> {
 async function deflow(dir: string, emulator: EmulatorProcess, args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key };
   const child = spawn(process.execPath, [cli.main, ...args], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // A run that would wait for a reset in real time must not outlive a failed test.
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
