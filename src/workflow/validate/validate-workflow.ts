@@ -31,6 +31,12 @@ export interface ValidateOptions {
    * built. `'workflow'` follows the workflow's `defaults.keep_going`. @default false
    */
   readonly keepGoing?: boolean | 'workflow';
+  /**
+   * Opens and sniffs every input file known before the run (`inputFiles`). A queue worker
+   * passes false: the coordinator checked them, and a missing one fails its job at upload.
+   * @default true
+   */
+  readonly checkInputFiles?: boolean;
 }
 
 /** The outcome of validation. `graph` and `plan` are present exactly when `ok`. */
@@ -69,7 +75,10 @@ export async function validateWorkflow(file: string, options: ValidateOptions = 
   const errors: WorkflowError[] = [...loaded.errors];
   const warnings: WorkflowError[] = [];
   const context = await createRuleContext(workflow, options, errors, warnings);
-  for (const rule of RULES) await rule.check(context);
+  for (const rule of RULES) {
+    if (rule.name === 'inputFiles' && options.checkInputFiles === false) continue;
+    await rule.check(context);
+  }
   const sortedErrors = sortProblems(errors);
   const sortedWarnings = sortProblems(warnings);
   const { models, sources, analysis } = context;

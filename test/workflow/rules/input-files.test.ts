@@ -5,7 +5,7 @@ import { makeMp3, makePng } from '../../../src/emulator/media/index.js';
 import { inputFiles } from '../../../src/workflow/rules/input-files.js';
 import { runRule, useTempDirs, writeTree } from '../helpers.js';
 import { loadWorkflow } from '../../../src/workflow/validate/load-workflow.js';
-import { createRuleContext } from '../../../src/workflow/validate/validate-workflow.js';
+import { createRuleContext, validateWorkflow } from '../../../src/workflow/validate/validate-workflow.js';
 
 const tempDir = useTempDirs();
 const ocr = (image: string, forEach = ''): string => `version: 1\nsteps:\n  r:\n    task: image.ocr\n${forEach}    with: { image: ${image}, model: Nanonets_Ocr_S_F16 }\n`;
@@ -30,6 +30,13 @@ describe('inputFiles', () => {
     expect((await runRule(tempDir, inputFiles, ocr('e.png'), { files: { 'e.png': '' } })).errors).toEqual([
       'wf.yaml:5:20: steps.r.with.image: e.png: expected jpg, jpeg, png, gif, bmp, webp, got an empty file',
     ]);
+  });
+
+  it('is left out by validateWorkflow with checkInputFiles: false (a queue worker), and only then', async () => {
+    const dir = await tempDir();
+    await writeTree(dir, { 'wf.yaml': ocr('nope.png') });
+    expect((await validateWorkflow('wf.yaml', { cwd: dir, offline: true })).errors.map((e) => e.message)).toEqual(['wf.yaml:5:20: steps.r.with.image: nope.png: file not found']);
+    expect((await validateWorkflow('wf.yaml', { cwd: dir, offline: true, checkInputFiles: false })).ok).toBe(true);
   });
 
   it('refuses a file over the field size cap (audio for transcription: 20 MiB)', async () => {
