@@ -15,7 +15,7 @@ const COMMANDS = ['run', 'quote', 'validate'];
 const env = process.env;
 
 /** The deflow CLI: DEFLOW_CLI, else the build beside this script. */
-const cli = env.DEFLOW_CLI || fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const cli = env.DEFLOW_CLI || fileURLToPath(new URL('../dist/bin/deflow.js', import.meta.url));
 
 function input(name) {
   return (env[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`] ?? '').trim();

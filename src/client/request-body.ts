@@ -2,13 +2,10 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { pipeline, Readable, Transform } from 'node:stream';
-import { createRequire } from 'node:module';
 import type FormDataClass from 'form-data';
 import { DeflowError } from '../common/index.js';
 import type { BodyKind } from '../service/index.js';
 import { type FieldValue, isFileRef, isStreamRef, type RequestFields } from './field-values.js';
-
-const requireHere = createRequire(import.meta.url);
 
 /** A request body ready for undici, built fresh for every attempt (streams are single-use). */
 export interface EncodedBody {
@@ -22,7 +19,8 @@ export async function encodeBody(kind: BodyKind, fields: RequestFields): Promise
   if (kind === 'json') return { body: JSON.stringify(toJson(fields, '')), contentType: 'application/json', contentLength: undefined };
   const parts = await sizeFiles(flattenMultipart(fields));
   // Loaded on the first upload: most runs never send a file.
-  const FormData = requireHere('form-data') as typeof FormDataClass;
+  // (A CommonJS package: import() gives its exports as `default`, which its `export =` types do not show.)
+  const FormData = ((await import('form-data')) as unknown as { default: typeof FormDataClass }).default;
   return encodeMultipart(parts, FormData);
 }
 

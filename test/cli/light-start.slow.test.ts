@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
@@ -24,21 +24,30 @@ afterAll(async () => {
   await rm(traces, { recursive: true, force: true });
 });
 
-/** The modules `deflow ARGS` loads: npm packages by name, and the folders of dist/ it reaches. */
-async function modulesOf(name: string, args: readonly string[]): Promise<{ packages: Set<string>; layers: Set<string> }> {
+/**
+ * The modules `deflow ARGS` loads: npm packages by name, and the folders of dist/ it reaches.
+ * The bin is a bundle: each of its files that the process loaded stands for the modules
+ * esbuild put in it (its metafile says which), so what a command loads is still told module
+ * by module, as it was before the bundle.
+ */
+async function modulesOf(name: string, args: readonly string[]): Promise<{ packages: Set<string>; layers: Set<string>; bundleFiles: number }> {
   const out = join(traces, `${name}.txt`);
   await promisify(execFile)(process.execPath, ['--import', trace, cli.main, ...args], { cwd: root, env: { ...process.env, MODULE_TRACE_OUT: out, DEAPI_API_KEY: '' } });
-  const lines = (await readFile(out, 'utf8')).split('\n');
+  const meta = JSON.parse(await readFile(cli.metafile, 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  const bundled = new Map(Object.entries(meta.outputs).map(([file, { inputs }]) => [resolve(root, file), Object.keys(inputs).map((input) => resolve(root, input))]));
+  const traced = (await readFile(out, 'utf8')).split('\n').map((line) => line.replace(/^file:\/\//, ''));
+  const lines = traced.flatMap((file) => bundled.get(file) ?? [file]);
   // ajv's runtime helpers (string length, deep equality), which compiled validators call, are not ajv.
   const packages = new Set(lines.filter((line) => !/node_modules\/ajv\/dist\/runtime\//.test(line)).flatMap((line) => [...line.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1]!).slice(-1)));
-  const dist = `${cli.main.slice(0, -'cli/main.js'.length)}`;
-  const layers = new Set(lines.flatMap((line) => (line.replace(/^file:\/\//, '').startsWith(dist) ? [line.replace(/^file:\/\//, '').slice(dist.length).split('/')[0]!] : [])));
-  return { packages, layers };
+  // The bundle's copy of the precompiled workflow validators (bin/validators/) is the workflow layer's.
+  const layers = new Set(lines.flatMap((line) => (line.startsWith(cli.dist) ? [line.slice(cli.dist.length).replace(/^bin\/validators\//, 'workflow/').split('/')[0]!] : [])));
+  return { packages, layers, bundleFiles: traced.filter((file) => bundled.has(file)).length };
 }
 
 describe('a light start', () => {
   it('--help loads commander and the CLI definitions only: no heavy package, no layer but cli and common', async () => {
-    const { packages, layers } = await modulesOf('help', ['--help']);
+    const { packages, layers, bundleFiles } = await modulesOf('help', ['--help']);
+    expect(bundleFiles).toBeGreaterThan(0); // the bin is the bundle
     expect([...packages]).toEqual(['commander']);
     expect([...layers].sort()).toEqual(['cli', 'common']);
   });

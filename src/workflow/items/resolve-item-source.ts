@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type FastGlob from 'fast-glob';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -9,8 +8,6 @@ import type { ForEachDef, Template, Workflow } from '../types.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import { createMatrixItems, createPathItems, createValueItems, type ItemList } from './item-list.js';
 import { readItemFile } from './read-item-file.js';
-
-const requireHere = createRequire(import.meta.url);
 
 /** Longest file or folder name most file systems take (bytes). */
 const MAX_NAME_BYTES = 255;
@@ -54,8 +51,9 @@ export async function resolveItemSource(
       const failed = patterns.find((p): p is WorkflowError => p instanceof WorkflowError);
       if (failed) return { ok: false, error: failed };
       if (patterns.some((p) => p === '')) return { ok: false, error: problem(workflow, source.path, 'expected a glob pattern, got an empty string') };
-      // Loaded for the first glob: workflows without one never need it.
-      const fg = requireHere('fast-glob') as typeof FastGlob;
+      // Loaded for the first glob: workflows without one never need it. (A CommonJS package:
+      // import() gives its exports as `default`, which its `export =` types do not show.)
+      const fg = ((await import('fast-glob')) as unknown as { default: typeof FastGlob }).default;
       const long = (patterns as string[]).flatMap((p) => p.split('/')).find((segment) => Buffer.byteLength(segment) > MAX_NAME_BYTES);
       if (long !== undefined) {
         return { ok: false, error: problem(workflow, source.path, `glob ${patterns.join(', ')}: expected path parts of at most ${MAX_NAME_BYTES} bytes, got one of ${Buffer.byteLength(long)}`) };
