@@ -29,6 +29,18 @@ export function prepareScope(scope: ExpressionScope): PreparedScope {
   );
 }
 
+/**
+ * Prepares the scopes of many items over the same inputs (no steps, no run): the inputs are
+ * converted once, each item when its scope is made. The converted data is only read by the
+ * evaluator, so every scope shares it.
+ */
+export function itemScopes(inputs: ExpressionScope['inputs']): (item: unknown) => PreparedScope {
+  const inputsData = toExpressionData(inputs ?? null);
+  const steps = toExpressionData({});
+  const run = toExpressionData(null);
+  return (item) => new data.Dictionary({ key: 'inputs', value: inputsData }, { key: 'item', value: toExpressionData(item ?? null) }, { key: 'steps', value: steps }, { key: 'run', value: run });
+}
+
 /** A prepared scope as is, or a plain scope converted. */
 export function toPreparedScope(scope: ExpressionScope | PreparedScope): PreparedScope {
   return scope instanceof data.Dictionary ? scope : prepareScope(scope);

@@ -1,4 +1,4 @@
-import { prepareScope } from '../expressions/evaluate.js';
+import { itemScopes, prepareScope } from '../expressions/evaluate.js';
 import { contextsOf, type StaticValue, staticValue } from '../expressions/static-value.js';
 import type { ItemContext } from '../items/item-list.js';
 import type { ContextName, StepDef, ValueTemplate } from '../types.js';
@@ -33,14 +33,32 @@ export function* knownValues(context: RuleContext, step: StepDef, value: ValueTe
   }
   const items = context.itemsOf(step.id);
   if (!items) return;
+  const scopeOf = itemScopes(context.inputs);
   for (let k = 0; k < items.length; k++) {
     const item = items.at(k);
-    yield { k, item, value: staticValue(value, WITH_ITEM, prepareScope({ inputs: context.inputs, item })) };
+    yield { k, item, value: staticValue(value, WITH_ITEM, scopeOf(item)) };
   }
 }
 
+/**
+ * Known values already worked out, by rule context, step and field: several rules read the
+ * same field's values, and a field over `item` is evaluated once per item (10,000 items, five
+ * rules: once, not five times). A context, its steps and their items do not change once the
+ * rules run.
+ */
+const known = new WeakMap<RuleContext, WeakMap<StepDef, Map<string, readonly KnownValue[]>>>();
+
 /** The known values of a step's field by name, or nothing when the field is absent. */
-export function* knownFieldValues(context: RuleContext, step: StepDef, field: string): Generator<KnownValue> {
-  const value = step.with.get(field);
-  if (value) yield* knownValues(context, step, value);
+export function knownFieldValues(context: RuleContext, step: StepDef, field: string): readonly KnownValue[] {
+  let bySteps = known.get(context);
+  if (bySteps === undefined) known.set(context, (bySteps = new WeakMap()));
+  let byField = bySteps.get(step);
+  if (byField === undefined) bySteps.set(step, (byField = new Map()));
+  let values = byField.get(field);
+  if (values === undefined) {
+    const value = step.with.get(field);
+    values = value ? [...knownValues(context, step, value)] : [];
+    byField.set(field, values);
+  }
+  return values;
 }
