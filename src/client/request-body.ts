@@ -9,7 +9,7 @@ import { type FieldValue, isFileRef, isStreamRef, type RequestFields } from './f
 
 /** A request body ready for undici, built fresh for every attempt (streams are single-use). */
 export interface EncodedBody {
-  readonly body: string | Readable;
+  readonly body: string | Buffer | Readable;
   readonly contentType: string;
   readonly contentLength: number | undefined;
 }
@@ -108,6 +108,14 @@ function encodeMultipart(parts: SizedPart[], FormData: typeof FormDataClass): En
     form.append(part.name, source, { filename: part.filename, contentType: part.contentType, ...known });
   }
   const contentType = String(form.getHeaders()['content-type']);
+  if (sources.length === 0) {
+    // Text fields only: the body is sent as the bytes it is. Streamed, the form ends within
+    // undici's first read, before undici listens on the socket for the write's end, and each
+    // such request left an `error` and a `drain` listener on the kept-alive socket for good
+    // (MaxListenersExceededWarning after 10 submits on one connection).
+    const bytes = form.getBuffer();
+    return { body: bytes, contentType, contentLength: bytes.length };
+  }
   return { body: form, contentType, contentLength: form.hasKnownLength() ? form.getLengthSync() : undefined };
 }
 

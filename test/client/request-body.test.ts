@@ -1,4 +1,6 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +72,31 @@ afterEach(async () => {
 });
 
 describe('request bodies', () => {
+  test('multipart of text fields only: 15 submits in a row on kept-alive connections leave no listener behind on their sockets', async () => {
+    const { client, received } = await recordingServer();
+    const sockets = new Set<Socket>();
+    const onHeaders = (message: unknown): void => void sockets.add((message as { socket: Socket }).socket);
+    const submit = (i: number) => client.submit('audio.speech', { text: `line ${i}`, model: 'Kokoro', voice: 'af_sky', lang: 'en-us', speed: 1, format: 'mp3', sample_rate: 24000 });
+    subscribe('undici:client:sendHeaders', onHeaders);
+    let after: { error: number; drain: number }[] = [];
+    try {
+      for (let i = 0; i < 15; i++) {
+        await submit(i);
+        after = [...sockets].map((socket) => ({ error: socket.listenerCount('error'), drain: socket.listenerCount('drain') }));
+      }
+    } finally {
+      unsubscribe('undici:client:sendHeaders', onHeaders);
+    }
+    expect(received).toHaveLength(15);
+    expect(received[14]!.contentType).toMatch(/^multipart\/form-data; boundary=/);
+    expect(received[14]!.fields).toContainEqual(['text', 'line 14']);
+    expect(Number(received[14]!.contentLength)).toBe(received[14]!.bytes);
+    // undici's own listeners only (2 `error`, no `drain` on an idle socket); before, each request added one of each for good.
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.length).toBeLessThan(15);
+    for (const counts of after) expect(counts).toEqual({ error: 2, drain: 0 });
+  });
+
   test('multipart: booleans as "true"/"false", lists as name[], objects as name[i][key], files by name', async () => {
     const { client, received } = await recordingServer();
     const a = join(dir, 'a.png');
