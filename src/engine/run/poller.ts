@@ -112,7 +112,7 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
         continue;
       }
     }
-    const status = await options.client.jobStatus(options.requestId, { ...(options.version ? { version: options.version } : {}), ...(signal ? { signal } : {}) });
+    const status = await readStatus(options);
     const elapsed = clock.now() - options.acceptedAt;
     const final = isTerminalStatus(status.status);
     // A failed job stopped early: its time says nothing about how long jobs take.
@@ -127,5 +127,35 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
     if (observes && previous !== undefined && reading !== undefined) estimator.observeReadings(key, kind, previous, reading);
     delay = estimator.nextDelay({ elapsedMs: elapsed, progress: status.progress, previousDelayMs: delay, typicalMs: estimator.settledMs(key), previous, key }) * stretch;
     if (reading !== undefined) previous = reading;
+  }
+}
+
+/**
+ * One status request (the client's retries included), cut off when the step's `timeout` runs
+ * out: a stalled or trickling status server ends as E_JOB_TIMEOUT within the step's timeout,
+ * not after the client's own (longer) timeouts.
+ */
+async function readStatus(options: PollJobOptions): Promise<JobStatus> {
+  const { clock, signal, timeoutMs } = options;
+  const ask = (within: AbortSignal | undefined) => options.client.jobStatus(options.requestId, { ...(options.version ? { version: options.version } : {}), ...(within ? { signal: within } : {}) });
+  if (timeoutMs === undefined) return ask(signal);
+  const controller = new AbortController();
+  const expired = new Error('the step\'s timeout ran out');
+  const timer = new AbortController();
+  const onOuter = () => controller.abort(signal?.reason);
+  if (signal?.aborted) controller.abort(signal.reason);
+  else signal?.addEventListener('abort', onOuter, { once: true });
+  clock.sleep(Math.max(0, options.acceptedAt + timeoutMs - clock.now()), timer.signal).then(
+    () => controller.abort(expired),
+    () => {},
+  );
+  try {
+    return await ask(controller.signal);
+  } catch (error) {
+    if (controller.signal.reason === expired && !signal?.aborted) throw new JobTimeoutError(options.requestId, timeoutMs);
+    throw error;
+  } finally {
+    timer.abort();
+    signal?.removeEventListener('abort', onOuter);
   }
 }

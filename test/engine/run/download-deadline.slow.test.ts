@@ -67,3 +67,24 @@ describe('a result download ends within the step’s timeout', () => {
     expect(emulator.stats().submissions).toBe(2);
   });
 });
+
+describe('a status request ends within the step’s timeout', () => {
+  test('a status server that stalls: E_JOB_TIMEOUT when the step’s 120 s are over, not after the client’s 300 s timeouts', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': WORKFLOW });
+    const emulator = await useSpeechEmulator();
+    const proxy = await useFaultProxy(emulator.url, { clock: emulator.clock });
+    proxy.plan = { fault: 'stall', phase: 'poll', seed: 7, rate: 1 };
+    const client = clientThrough(emulator, proxy.url);
+    const run = await runDurablyIn(dir, emulator, { client });
+    await client.close();
+    expect(proxy.hit.poll).toBeGreaterThanOrEqual(1);
+    const submitted = new Map(run.of('item-submitted').map((e) => [e.node.key, e.ts]));
+    const failed = run.of('item-failed');
+    expect(failed).toHaveLength(2);
+    for (const event of failed) {
+      expect(event.error).toMatchObject({ code: 'E_JOB_TIMEOUT', message: expect.stringContaining("not finished after 120 s (the step's timeout)") });
+      expect(event.ts - submitted.get(event.node.key)!).toBeLessThanOrEqual(120_000 + 5_000);
+    }
+  }, 60_000);
+});
+
