@@ -46,6 +46,12 @@ export interface DeapiClientOptions {
   readonly bodyTimeoutMs?: number | undefined;
   /** A connection not made within this many ms fails (a dead host). @default 10000 */
   readonly connectTimeoutMs?: number | undefined;
+  /**
+   * An API request (its upload and its answer included) not over within this many ms of real
+   * time fails as a network error that may have reached the service, so a submission is not
+   * resent: a server that trickles bytes defeats the headers and idle timeouts. @default 600000
+   */
+  readonly requestDeadlineMs?: number | undefined;
   /** Result downloads: headers and stall timeouts, an overall deadline, a size cap per result kind. */
   readonly transfer?: TransferLimitOptions | undefined;
   /** Use this undici dispatcher instead of a private keep-alive Agent. */
@@ -71,6 +77,7 @@ export interface ResolvedClientOptions {
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
   readonly connectTimeoutMs: number;
+  readonly requestDeadlineMs: number;
   readonly transfer: TransferLimits;
   readonly dispatcher: Dispatcher | undefined;
   readonly log: ((line: string) => void) | undefined;
@@ -107,6 +114,7 @@ export function resolveClientOptions(options: DeapiClientOptions): ResolvedClien
     headersTimeoutMs: checkCount('headersTimeoutMs', options.headersTimeoutMs ?? 300_000, 0),
     bodyTimeoutMs: checkCount('bodyTimeoutMs', options.bodyTimeoutMs ?? 300_000, 0),
     connectTimeoutMs: checkCount('connectTimeoutMs', options.connectTimeoutMs ?? 10_000, 1),
+    requestDeadlineMs: checkCount('requestDeadlineMs', options.requestDeadlineMs ?? 600_000, 1),
     transfer: resolveTransferLimits(options.transfer ?? {}),
     dispatcher: options.dispatcher,
     log: options.log,

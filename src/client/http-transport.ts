@@ -32,6 +32,8 @@ export interface HttpTransportOptions {
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
   readonly connectTimeoutMs: number;
+  /** Real-time limit on a whole exchange (upload, headers and answer body). */
+  readonly requestDeadlineMs: number;
   /** Use this dispatcher instead of a private keep-alive Agent (it is then not closed by `close()`). */
   readonly dispatcher?: Dispatcher | undefined;
   /** Masks secrets in the text of network errors. */
@@ -78,6 +80,14 @@ export class HttpTransport {
     };
     if (req.body?.contentType) headers['content-type'] = req.body.contentType;
     if (req.body?.contentLength !== undefined) headers['content-length'] = String(req.body.contentLength);
+    // undici's headers and body timeouts are idle timeouts: a byte every few seconds defeats
+    // them, so the whole exchange also has a deadline (the body stream is aborted with it).
+    const deadline = AbortSignal.timeout(this.options.requestDeadlineMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+    const failed = (error: unknown, answered = false): unknown =>
+      deadline.aborted && !req.signal?.aborted
+        ? deadlineError(req, this.options.requestDeadlineMs, error)
+        : toNetworkError(error, req, this.options.redact, answered);
     let response: Dispatcher.ResponseData;
     try {
       response = await request(`${this.origin}${this.basePath}${req.path}`, {
@@ -86,16 +96,16 @@ export class HttpTransport {
         headers,
         ...(req.query ? { query: req.query } : {}),
         body: (req.body?.body ?? null) as NonNullable<Dispatcher.RequestOptions['body']> | null,
-        ...(req.signal ? { signal: req.signal } : {}),
+        signal,
       });
     } catch (error) {
-      throw toNetworkError(error, req, this.options.redact);
+      throw failed(error);
     }
     try {
       const body = await readJsonBody(response, this.options.maxResponseBytes);
       return { status: response.statusCode, headers: response.headers, body };
     } catch (error) {
-      throw toNetworkError(error, req, this.options.redact, true);
+      throw failed(error, true);
     }
   }
 
@@ -147,6 +157,20 @@ function toNetworkError(error: unknown, req: TransportRequest, redact: (text: st
       reason: redact(code ? `${code}: ${message}` : message),
     },
     { cause: error },
+  );
+}
+
+/** The exchange outlived its deadline: the request was sent, so the service may have acted on it. */
+function deadlineError(req: TransportRequest, deadlineMs: number, cause: unknown): NetworkError {
+  return new NetworkError(
+    {
+      method: req.method,
+      path: req.path,
+      reachedService: true,
+      networkCode: 'E_REQUEST_DEADLINE',
+      reason: `no complete answer within the request deadline of ${deadlineMs} ms`,
+    },
+    { cause },
   );
 }
 

@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { describe, expect, test } from 'vitest';
+import { NetworkError } from '../../src/client/errors/network-error.js';
 import { TransferError } from '../../src/client/errors/transfer-error.js';
 import { useClientAt, useLocalServer } from './support.js';
 
@@ -99,5 +100,26 @@ describe('result transfers always end', () => {
     const opened = await client.openResult(`${server.url}/100%25%zz.png`);
     expect(opened.filename).toBe('100%25%zz.png');
     expect(await readAll(opened.stream)).toBe(7);
+  });
+});
+
+describe('API requests always end', () => {
+  test('an answer that trickles a byte at a time ends at requestDeadlineMs as a network error that may have reached the service, and is not resent', async () => {
+    const server = await useLocalServer((_req, res) => trickle(res, 20));
+    // The idle timeouts alone would never fire: a byte arrives every 20 ms.
+    const client = useClientAt(server.url, { requestDeadlineMs: 300, retry: { maxRetries: 3, random: () => 0 } });
+    const error = await client.submit('image.generate', { prompt: 'p', model: 'Flux1schnell', width: 512, height: 512, steps: 4, seed: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ code: 'E_NETWORK', reachedService: true, networkCode: 'E_REQUEST_DEADLINE' });
+    expect((error as Error).message).toContain('request deadline of 300 ms');
+    expect(server.seen.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
+  test('a GET whose answer trickles is retried after its deadline, then surfaces as a network error', async () => {
+    const server = await useLocalServer((_req, res) => trickle(res, 20));
+    const client = useClientAt(server.url, { requestDeadlineMs: 200, retry: { maxRetries: 2, random: () => 0 } });
+    const error = await client.balance().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'E_NETWORK', networkCode: 'E_REQUEST_DEADLINE' });
+    expect(server.seen).toHaveLength(3);
   });
 });
