@@ -102,7 +102,8 @@ export function createFairClient(options: FairClientOptions): FairClient {
       for (;;) {
         await wait(pollMs);
         const status = await send(`/api/v2/jobs/${id}`, () => ({}));
-        if (status.status === 'done' || status.status === 'error') return status;
+        // The request id rides along for the benchmark's bound (which jobs form one item's chain).
+        if (status.status === 'done' || status.status === 'error') return { ...status, request_id: id };
       }
     },
   };
