@@ -3,7 +3,9 @@ import { type Clock, systemClock } from '../common/index.js';
 import type { PoolId } from '../service/index.js';
 import { DailyLimitError } from './errors/daily-limit-error.js';
 import { type BucketAnswer, type BucketNews, type BucketTicket, GovernorBucket, type Refusal } from './governor-bucket.js';
-import { hasRateLimitInfo, type RateLimitSnapshot } from './rate-limit-snapshot.js';
+import { splitBucketKey } from './bucket-key.js';
+import { type BucketSlots, ModelRoutes } from './model-routes.js';
+import type { RateLimitSnapshot } from './rate-limit-snapshot.js';
 
 /** Options of {@link RateGovernor}. */
 export interface RateGovernorOptions {
@@ -77,12 +79,10 @@ interface Waiter {
   reject(error: unknown): void;
 }
 
-const NO_PERMIT: GovernorPermit = { bucket: null, settle: () => {}, abandon: () => {} };
-
 /**
  * Paces requests per rate-limit pool so that, once a pool's limits are known, none is sent
  * into an exhausted window. One bucket per pool, and one per model once an answer says
- * `X-RateLimit-Source: model`. Before a bucket is known one request goes out to learn it
+ * `X-RateLimit-Source: model` (which bucket a request spends is {@link ModelRoutes}'s). Before a bucket is known one request goes out to learn it
  * (so at most one 429 per bucket while learning). Waiters queue FIFO per bucket and hold no
  * slot while they wait; aborting a waiter's signal removes it.
  */
@@ -92,9 +92,17 @@ export class RateGovernor extends EventEmitter<GovernorEvents> implements Govern
   private readonly buckets = new Map<string, GovernorBucket>();
   private readonly queues = new Map<string, Waiter[]>();
   private readonly timers = new Map<string, { due: number; controller: AbortController }>();
-  /** `pool␀model` → which bucket that model's requests spend. */
-  private readonly routes = new Map<string, 'pool' | 'model'>();
-  private readonly probes = new Map<string, Promise<void>>();
+  private readonly routes = new ModelRoutes();
+  private readonly slots: BucketSlots<BucketTicket> = {
+    reserve: (key, request) => this.enqueue(key, request),
+    permit: (key, ticket) => this.permit(key, ticket),
+    moveToModel: (pool, ticket, modelKey, answer) => {
+      this.bucket(pool).refund(ticket);
+      this.pump(pool);
+      this.report(modelKey, this.bucket(modelKey).adopt(this.answer(answer)));
+      this.pump(modelKey);
+    },
+  };
   private readonly dailyAnnounced = new Map<string, number>();
   private readonly throttleAnnounced = new Map<string, number | null>();
 
@@ -105,35 +113,8 @@ export class RateGovernor extends EventEmitter<GovernorEvents> implements Govern
   }
 
   /** Waits until `request` may go out and reserves its slot. */
-  async acquire(request: AcquireRequest): Promise<GovernorPermit> {
-    const { pool, model } = request;
-    if (pool === null) return NO_PERMIT;
-    for (;;) {
-      request.signal?.throwIfAborted();
-      const routeKey = model ? `${pool}\u0000${model}` : undefined;
-      const route = routeKey === undefined ? 'pool' : this.routes.get(routeKey);
-      if (route === 'model') return this.permit(bucketKey(pool, model), await this.enqueue(bucketKey(pool, model), request));
-      if (route === 'pool') return this.permit(pool, await this.enqueue(pool, request));
-      const pending = this.probes.get(routeKey!);
-      if (pending !== undefined) {
-        await abortable(pending, request.signal);
-        continue;
-      }
-      // This request probes whether the model has its own bucket; others for it wait.
-      let done!: () => void;
-      this.probes.set(routeKey!, new Promise<void>((resolve) => (done = resolve)));
-      const finish = (): void => {
-        this.probes.delete(routeKey!);
-        done();
-      };
-      try {
-        const ticket = await this.enqueue(pool, request);
-        return this.probePermit(pool, model!, routeKey!, ticket, finish);
-      } catch (error) {
-        finish();
-        throw error;
-      }
-    }
+  acquire(request: AcquireRequest): Promise<GovernorPermit> {
+    return this.routes.acquire(request, this.slots);
   }
 
   /** The state of every bucket seen so far (for verbose output and reports). */
@@ -162,37 +143,6 @@ export class RateGovernor extends EventEmitter<GovernorEvents> implements Govern
         open = false;
         this.bucket(key).abandon(ticket, reachedService);
         this.pump(key);
-      },
-    };
-  }
-
-  private probePermit(pool: string, model: string, routeKey: string, ticket: BucketTicket, finish: () => void): GovernorPermit {
-    const inner = this.permit(pool, ticket);
-    let open = true;
-    return {
-      bucket: pool,
-      settle: (answer) => {
-        if (!open) return;
-        open = false;
-        const informative = hasRateLimitInfo(answer.rateLimit);
-        if (answer.rateLimit.source === 'model') {
-          this.routes.set(routeKey, 'model');
-          this.bucket(pool).refund(ticket);
-          this.pump(pool);
-          const key = bucketKey(pool, model);
-          this.report(key, this.bucket(key).adopt(this.answer(answer)));
-          this.pump(key);
-        } else {
-          if (informative || (answer.status >= 200 && answer.status < 300) || answer.status === 422) this.routes.set(routeKey, 'pool');
-          inner.settle(answer);
-        }
-        finish();
-      },
-      abandon: (reachedService) => {
-        if (!open) return;
-        open = false;
-        inner.abandon(reachedService);
-        finish();
       },
     };
   }
@@ -269,7 +219,7 @@ export class RateGovernor extends EventEmitter<GovernorEvents> implements Govern
   }
 
   private noteRefusal(key: string, refusal: Refusal): void {
-    const { pool, model } = splitKey(key);
+    const { pool, model } = splitBucketKey(key);
     if (refusal.reason === 'window') {
       // Once per wait, not once per queued request.
       if (this.throttleAnnounced.get(key) === refusal.until) return;
@@ -281,7 +231,7 @@ export class RateGovernor extends EventEmitter<GovernorEvents> implements Govern
   }
 
   private report(key: string, news: BucketNews): void {
-    const { pool, model } = splitKey(key);
+    const { pool, model } = splitBucketKey(key);
     const bucket = this.bucket(key);
     const tag = model ? { model } : {};
     if (news.learned) {
@@ -302,7 +252,7 @@ export class RateGovernor extends EventEmitter<GovernorEvents> implements Govern
   private announceDaily(key: string, resetAt: number): void {
     if (this.dailyAnnounced.get(key) === resetAt) return;
     this.dailyAnnounced.set(key, resetAt);
-    const { pool, model } = splitKey(key);
+    const { pool, model } = splitBucketKey(key);
     this.emit('dailyExhausted', { bucket: key, pool, ...(model ? { model } : {}), resetAt });
   }
 
@@ -335,28 +285,4 @@ export class RateGovernor extends EventEmitter<GovernorEvents> implements Govern
     if (!queue) this.queues.set(key, (queue = []));
     return queue;
   }
-}
-
-const MODEL_SEPARATOR = '#model:';
-
-function bucketKey(pool: string, model: string | undefined): string {
-  return model ? `${pool}${MODEL_SEPARATOR}${model}` : pool;
-}
-
-function splitKey(key: string): { pool: string; model?: string } {
-  const at = key.indexOf(MODEL_SEPARATOR);
-  return at < 0 ? { pool: key } : { pool: key.slice(0, at), model: key.slice(at + MODEL_SEPARATOR.length) };
-}
-
-function abortable(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return promise;
-  signal.throwIfAborted();
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, reject);
-  });
 }

@@ -7,7 +7,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { BucketNews, GovernorBucket, GovernorEvents, Refusal } from '../../client/index.js';
-import { splitBucketKey } from './bucket-key.js';
+import { splitBucketKey } from '../../client/index.js';
 
 /** What a process publishes after an answer taught a bucket something, or freed what others wait for. */
 export interface GovernorMessage {

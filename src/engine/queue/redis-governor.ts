@@ -2,22 +2,20 @@
  * A rate governor whose buckets live in Redis, shared by every process that spends the same
  * account (`deflow run --governor`, and the workers of `--queue`). Each bucket is the client's
  * own window mirror ({@link SharedBucket}); this class does what the in-process governor
- * does around it: this process's waiters per bucket ({@link WaiterQueues}), per-model routes
- * ({@link ModelRoutes}), the daily limit, and the news processes share
- * ({@link GovernorAnnouncer}). It also runs the engine's intent hook between a permit and the
- * POST (SubmitGate).
+ * does around it: this process's waiters per bucket ({@link WaiterQueues}), the daily limit,
+ * and the news processes share ({@link GovernorAnnouncer}). Which bucket a request spends is
+ * the client's {@link ModelRoutes}, as in the in-process governor. It also runs the engine's
+ * intent hook between a permit and the POST (SubmitGate).
  */
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import type { AcquireRequest, BucketAnswer, BucketNews, BucketTicket, Governor, GovernorBucket, GovernorBucketView, GovernorEvents, GovernorPermit, RateLimitSnapshot, Refusal } from '../../client/index.js';
-import { DailyLimitError, hasRateLimitInfo } from '../../client/index.js';
+import type { AcquireRequest, BucketAnswer, BucketNews, BucketSlots, BucketTicket, Governor, GovernorBucket, GovernorBucketView, GovernorEvents, GovernorPermit, RateLimitSnapshot, Refusal } from '../../client/index.js';
+import { DailyLimitError, ModelRoutes } from '../../client/index.js';
 import { type Clock, systemClock } from '../../common/index.js';
 import type { SubmitGate } from '../run/index.js';
-import { bucketKey } from './bucket-key.js';
 import { claimOf, fairShare } from './fair-share.js';
 import { GovernorAnnouncer, type GovernorMessage, newsMessage, parseMessages } from './governor-news.js';
-import { ModelRoutes } from './model-routes.js';
 import { type MutableShared, SharedBucket, takeTicket } from './shared-bucket.js';
 import { type Waiter, WaiterQueues } from './waiter-queues.js';
 
@@ -47,8 +45,6 @@ interface HeldTicket {
   readonly ticket: BucketTicket;
 }
 
-const NO_PERMIT: GovernorPermit = { bucket: null, settle: () => {}, abandon: () => {} };
-
 export class RedisGovernor extends EventEmitter<GovernorEvents> implements Governor, SubmitGate {
   readonly clock: Clock;
   /** This process's id in the shared state. */
@@ -57,6 +53,20 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
   private readonly buckets = new Map<string, SharedBucket>();
   private readonly waiters: WaiterQueues<HeldTicket>;
   private readonly routes = new ModelRoutes();
+  private readonly slots: BucketSlots<HeldTicket> = {
+    reserve: (key, request) => this.waiters.enqueue(key, request),
+    permit: (key, held) => this.permit(key, held),
+    moveToModel: (pool, held, modelKey, answer) => {
+      const received = this.answer(answer);
+      const work = this.change(pool, (bucket, shared) => {
+        const ticket = takeTicket(shared, held.id);
+        if (ticket !== undefined) bucket.refund(ticket);
+        return {};
+      }).then(() => this.change(modelKey, (bucket) => bucket.adopt(received)));
+      this.background(modelKey, work);
+      return work;
+    },
+  };
   private readonly announcer = new GovernorAnnouncer(this);
   private readonly hooks = new WeakMap<AbortSignal, () => Promise<void>>();
   /** Buckets whose shared state holds a claim of this process's waiters. */
@@ -113,7 +123,7 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
   }
 
   async acquire(request: AcquireRequest): Promise<GovernorPermit> {
-    const permit = await this.acquireSlot(request);
+    const permit = await this.routes.acquire(request, this.slots);
     const hook = request.signal === undefined ? undefined : this.hooks.get(request.signal);
     if (hook === undefined) return permit;
     this.hooks.delete(request.signal!);
@@ -152,21 +162,6 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
     await this.options.redis.del(`${this.alivePrefix}${this.owner}`).catch(() => {});
   }
 
-  private async acquireSlot(request: AcquireRequest): Promise<GovernorPermit> {
-    const { pool, model } = request;
-    if (pool === null) return NO_PERMIT;
-    const route = await this.routes.route({ ...request, pool });
-    if (route.kind === 'bucket') return this.permit(route.key, await this.waiters.enqueue(route.key, request));
-    // This request finds out whether the model has its own bucket; others for it wait.
-    try {
-      const ticket = await this.waiters.enqueue(pool, request);
-      return this.probePermit(pool, model!, route.routeKey, ticket, route.finish);
-    } catch (error) {
-      route.finish();
-      throw error;
-    }
-  }
-
   private permit(key: string, held: HeldTicket): GovernorPermit {
     let open = true;
     return {
@@ -187,39 +182,6 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
             return {};
           }),
         );
-      },
-    };
-  }
-
-  private probePermit(pool: string, model: string, routeKey: string, held: HeldTicket, finish: () => void): GovernorPermit {
-    const inner = this.permit(pool, held);
-    let open = true;
-    return {
-      bucket: pool,
-      settle: (answer) => {
-        if (!open) return;
-        open = false;
-        if (answer.rateLimit.source === 'model') {
-          this.routes.learn(routeKey, 'model');
-          const key = bucketKey(pool, model);
-          const received = this.answer(answer);
-          const work = this.change(pool, (bucket, shared) => {
-            const ticket = takeTicket(shared, held.id);
-            if (ticket !== undefined) bucket.refund(ticket);
-            return {};
-          }).then(() => this.change(key, (bucket) => bucket.adopt(received)));
-          this.background(key, work.finally(finish));
-          return;
-        }
-        if (hasRateLimitInfo(answer.rateLimit) || (answer.status >= 200 && answer.status < 300) || answer.status === 422) this.routes.learn(routeKey, 'pool');
-        inner.settle(answer);
-        finish();
-      },
-      abandon: (reachedService) => {
-        if (!open) return;
-        open = false;
-        inner.abandon(reachedService);
-        finish();
       },
     };
   }

@@ -1,5 +1,5 @@
 /**
- * The name of a shared bucket: the pool's (`audio/speech`), or the pool's and a model's
+ * The name of a rate-limit bucket (in this process or shared through Redis): the pool's (`audio/speech`), or the pool's and a model's
  * (`audio/speech#model:kokoro`) once an answer said the model has its own limits.
  */
 const MODEL_SEPARATOR = '#model:';
