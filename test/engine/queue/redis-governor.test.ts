@@ -52,6 +52,19 @@ describe('rate governor shared through Redis', () => {
     expect(emulator.stats().requests).toBe(24);
   });
 
+  test('a model with its own rate (X-RateLimit-Source: model) gets a bucket of its own, shared too: no 429 but the one a second probe may meet', async () => {
+    const emulator = await useEmulator({ time_scale: 60, rate_limits: { endpoints: { 'images/generations': { rpm: 50 } }, models: { Flux1schnell: { rpm: 3 } } } });
+    const scope = accountScope(emulator.url, emulator.keys.api);
+    const governors = await Promise.all([0, 1].map(() => useGovernor(emulator, scope)));
+    const clients = governors.map((shared) => useClientOn(emulator, shared));
+    await Promise.all(clients.flatMap((client) => Array.from({ length: 4 }, () => client.submit('image.generate', IMAGE))));
+    // Each process probes the model's route itself, through the pool's bucket: the probe of the
+    // second is not counted in the model's bucket and may meet its limit (once).
+    expect(statusCount(emulator, 429)).toBeLessThanOrEqual(1);
+    expect(emulator.stats().submissions).toBe(8);
+    for (const shared of governors) expect(shared.governor.describe()).toContainEqual(expect.objectContaining({ bucket: 'images/generations#model:Flux1schnell', limit: 3 }));
+  });
+
   test('governors of different accounts do not share (the 429s a shared bucket prevents)', async () => {
     const emulator = await useEmulator(limited(6));
     const clients = await Promise.all(['a', 'b', 'c'].map(async (scope) => useClientOn(emulator, await useGovernor(emulator, accountScope(emulator.url, scope)))));
