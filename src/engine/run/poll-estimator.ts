@@ -9,22 +9,31 @@
  * done already cuts the estimate. A scout found running is read a second time soon after: two
  * readings give the job's progress rate, hence its exact start and end (a job spends part of
  * its life queued at 0 %, so one reading, `t·100/p` from acceptance, overshoots the end), and
- * the scouts' ends set the estimate (the order statistic at the quantile). Jobs that started
- * with the scouts and wait out the prior re-plan their first poll on the settled estimate
- * ({@link PollEstimator.settledMs}). A poll that finds a job running aims the next poll just past
- * the end its progress points to: from two readings of the job when it has them, else from one
- * reading and the queued share of a job's life that the scouts measured.
+ * the scouts' ends set the estimate (the order statistic at the quantile). Once settled, a first
+ * poll that finds a job running reads its end from one reading and the measured queued share,
+ * and the estimate rises to the quantile of the last durations seen (jobs found done counted as
+ * no longer than the estimate): four scouts are a noisy sample, and when they were short the
+ * jobs polled next say so. Every first poll is re-planned on the estimate when it is due
+ * (poller.ts), and first polls due at once go out in waves (first-poll-waves.ts), so the rest
+ * of a batch waits one round trip for the first answers rather than paying a second poll each.
+ * A poll that finds a job running aims the next poll just past the end its progress points to
+ * (next-poll.ts).
  */
 import type { ResultKind } from '../../service/index.js';
+import { FirstPollWaves } from './first-poll-waves.js';
+import { CALIBRATING_PROGRESS, planNextPoll, type RunningObservation } from './next-poll.js';
 import { extrapolate, type ProgressReading, progressLine } from './progress-line.js';
 
+export type { RunningObservation } from './next-poll.js';
 export type { ProgressReading } from './progress-line.js';
 
 /** Options of {@link PollEstimator}. */
 export interface PollEstimatorOptions {
   /**
-   * Share of jobs a first poll should find finished.
-   * @default 0.8
+   * Share of jobs a first poll should find finished. A job found running costs a second status
+   * request; one found done was seen late by up to the estimate minus its duration, which delays
+   * what follows it only when it was among the longest (a chain's makespan is its longest item).
+   * @default 0.9
    */
   readonly quantile?: number;
   /**
@@ -56,25 +65,6 @@ const PRIORS_MS: Readonly<Record<ResultKind, number>> = {
   video: 60_000,
 };
 
-/** A poll that found the job still running. */
-export interface RunningObservation {
-  /** Time since the submission was accepted, ms. */
-  readonly elapsedMs: number;
-  /** 0-100, or null when the service sent none. */
-  readonly progress: number | null;
-  /** The wait before the poll that saw this, ms. */
-  readonly previousDelayMs: number;
-  /** The job's task and model's settled estimate ({@link PollEstimator.settledMs}), when there is one. */
-  readonly typicalMs?: number | undefined;
-  /** The job's previous running reading, when it had one. */
-  readonly previous?: ProgressReading | undefined;
-  /** Estimator key (task and model): a scout of a key still searching is read again soon. */
-  readonly key?: string | undefined;
-}
-
-/** Past its typical duration, a running job is polled again after this share of that duration. */
-const TAIL_SHARE = 0.1;
-
 interface Track {
   /** Current estimate of the quantile, ms. */
   estimate: number;
@@ -96,22 +86,22 @@ interface Track {
   shareSamples: number;
   /** Single running readings while searching. */
   readings: number;
+  /**
+   * Durations seen since the estimate settled, newest last: the scouts' ends and the ends that
+   * first polls finding a job running read from its progress (exact), and the jobs first polls
+   * found done (`done`: no longer than `ms`, and counted as no longer than the estimate).
+   */
+  seen: Array<{ ms: number; done: boolean }>;
 }
+
+/** Durations kept in {@link Track.seen}. */
+const SEEN = 40;
 
 /** Scout durations that calibrate an estimate (the quantile is read from them). */
 const SCOUT_ENDS = 4;
 
-/** A scout found running is read again after this share of its age, to measure its progress rate. */
-const SECOND_READING_SHARE = 0.3;
-
 /** Jobs of a key that poll early while its duration is unknown. */
 const SCOUTS = 4;
-
-/**
- * Least progress (percent) that calibrates an estimate the search left uncalibrated: a job just
- * out of its queue reads 0.3 % and would extrapolate to many times its duration.
- */
-const CALIBRATING_PROGRESS = 10;
 
 /** Jobs found running without progress before the early first polls stop. */
 const SILENT_JOBS_BEFORE_TRACKING = 3;
@@ -124,9 +114,11 @@ export class PollEstimator {
   private readonly maxDelayMs: number;
   private readonly minDelayMs: number;
   private readonly prior: (kind: ResultKind) => number;
+  /** First polls of a key due at once go out in waves (first-poll-waves.ts). */
+  readonly waves = new FirstPollWaves();
 
   constructor(options: PollEstimatorOptions = {}) {
-    this.quantile = options.quantile ?? 0.8;
+    this.quantile = options.quantile ?? 0.9;
     this.rate = options.rate ?? 0.05;
     this.maxDelayMs = options.maxDelayMs ?? 120_000;
     this.minDelayMs = options.minDelayMs ?? 100;
@@ -184,6 +176,7 @@ export class PollEstimator {
         track.estimate = Math.min(track.estimate, elapsedMs * 2);
         return;
       }
+      this.see(track, elapsedMs, true);
       if (elapsedMs <= track.estimate * 1.1) track.estimate *= Math.exp(-rate * (1 - this.quantile));
       return;
     }
@@ -209,7 +202,25 @@ export class PollEstimator {
       // estimate, which the tracker would take dozens of jobs to climb to from the prior.
       track.estimate = Math.max(track.estimate, extrapolated);
       track.calibrated = true;
+    } else if (extrapolated !== undefined && track.shareSamples > 0 && progress! >= CALIBRATING_PROGRESS) {
+      // The job's end, read from its progress with the measured queued share: the estimate moves
+      // up to the quantile of what was seen, so a batch whose first wave mostly finds its jobs
+      // running (a short estimate) re-plans the rest on it.
+      this.see(track, extrapolated, false);
+      const estimate = track.estimate;
+      track.estimate = Math.max(estimate, this.quantileOf(track.seen.map(({ ms, done }) => (done ? Math.min(ms, estimate) : ms))));
     } else if (elapsedMs >= track.estimate * 0.9) track.estimate *= Math.exp(rate * this.quantile);
+  }
+
+  private see(track: Track, ms: number, done: boolean): void {
+    track.seen.push({ ms, done });
+    if (track.seen.length > SEEN) track.seen.shift();
+  }
+
+  /** The order statistic of `values` at the quantile (of 4 at 0.8 or more, the longest). */
+  private quantileOf(values: readonly number[]): number {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(this.quantile * (sorted.length + 1)) - 1))]!;
   }
 
   /**
@@ -234,10 +245,10 @@ export class PollEstimator {
     else track.estimate = track.ends[track.ends.length - 1]!;
   }
 
-  /** The order statistic of the scouts' ends at the quantile (of 4 at 0.8, the longest). */
+  /** The order statistic of the scouts' ends at the quantile (of 4, the longest). */
   private settleOnEnds(track: Track): void {
-    const index = Math.min(track.ends.length - 1, Math.max(0, Math.ceil(this.quantile * (track.ends.length + 1)) - 1));
-    track.estimate = track.ends[index]!;
+    track.estimate = this.quantileOf(track.ends);
+    track.seen = track.ends.map((ms) => ({ ms, done: false }));
     track.searching = false;
     track.calibrated = true;
   }
@@ -273,51 +284,16 @@ export class PollEstimator {
     track.estimate *= Math.exp(durationMs <= track.estimate ? -rate * (1 - this.quantile) : rate * this.quantile);
   }
 
-  /** The wait before the next poll of a job found still running. */
+  /** The wait before the next poll of a job found still running (next-poll.ts). */
   nextDelay(observation: RunningObservation): number {
     const track = observation.key === undefined ? undefined : this.tracks.get(observation.key);
-    const line = observation.previous === undefined || observation.progress === null ? undefined : progressLine(observation.previous, { elapsedMs: observation.elapsedMs, progress: observation.progress });
-    if (line === undefined && track?.searching && observation.progress !== null && observation.progress > 0 && observation.progress < 100) {
-      // A scout: a second reading soon gives its progress rate, which the whole key waits for.
-      return this.clamp(Math.max(1000, observation.elapsedMs * SECOND_READING_SHARE));
-    }
-    const extrapolated = line?.end ?? extrapolate(observation.elapsedMs, observation.progress, track?.queuedShare ?? 0);
-    // Aim a little past the extrapolated end, so the next poll is the last one; without usable
-    // progress (queued, or not reported), back off geometrically. Two readings of the job itself
-    // place its end exactly (up to the rounding of progress): a smaller margin.
-    const margin = line !== undefined ? 1.02 : 1.1;
-    const planned =
-      extrapolated !== undefined
-        ? (extrapolated - observation.elapsedMs) * margin + Math.max(this.minDelayMs, observation.elapsedMs * (line !== undefined ? 0.005 : 0.02))
-        : Math.max(observation.previousDelayMs * 1.5, observation.elapsedMs * 0.25);
-    // Progress the scouts calibrated (their queued share is measured) and read past its first
-    // tenth points at the end: it is not capped by the typical duration the way a raw reading is.
-    const trusted = line !== undefined || (track !== undefined && track.shareSamples > 0 && (observation.progress ?? 0) >= CALIBRATING_PROGRESS);
-    return this.clamp(trusted && extrapolated !== undefined ? planned : Math.min(planned, this.tailCap(observation)));
-  }
-
-  /**
-   * The longest wait a job's typical duration allows: until that duration plus a tenth of it
-   * while the job is younger; past it, a tenth of it, growing by half at each further poll.
-   * A progress reading taken early (or one that counts a queue) can point far past the end, and
-   * a backoff from a first wait as long as the job's whole duration makes the tail jobs (a fifth
-   * of them, by the quantile) wait most of another duration to be seen done. Measured on the
-   * pipeline benchmark (transcribe → speak, 60 items): finished transcriptions were seen a
-   * median 15 s and up to 80 s late, the speech sent that much later.
-   */
-  private tailCap(observation: RunningObservation): number {
-    const typical = observation.typicalMs;
-    if (typical === undefined || !(typical > 0)) return Number.POSITIVE_INFINITY;
-    const tail = Math.max(this.minDelayMs, Math.max(typical, observation.elapsedMs) * TAIL_SHARE);
-    if (observation.elapsedMs < typical) return typical - observation.elapsedMs + tail;
-    // The wait that led here was the first (about the whole duration) or an earlier tail step.
-    return observation.previousDelayMs >= typical / 2 ? tail : Math.max(tail, observation.previousDelayMs * 1.5);
+    return this.clamp(planNextPoll(observation, track, this.minDelayMs));
   }
 
   private track(key: string, kind: ResultKind): Track {
     let track = this.tracks.get(key);
     if (!track) {
-      track = { estimate: this.prior(kind), observations: 0, searching: true, silent: 0, calibrated: false, scouts: 0, ends: [], queuedShare: 0, shareSamples: 0, readings: 0 };
+      track = { estimate: this.prior(kind), observations: 0, searching: true, silent: 0, calibrated: false, scouts: 0, ends: [], queuedShare: 0, shareSamples: 0, readings: 0, seen: [] };
       this.tracks.set(key, track);
     }
     return track;

@@ -10,6 +10,7 @@ import { isTerminalStatus, type JobStatus } from '../../client/index.js';
 import type { Clock } from '../../common/index.js';
 import { DeflowError } from '../../common/index.js';
 import type { ResultKind } from '../../service/index.js';
+import { untilOrAborted } from './first-poll-waves.js';
 import type { PollEstimator, ProgressReading } from './poll-estimator.js';
 
 export interface PollJobOptions {
@@ -78,8 +79,6 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
   const dueFrom = Math.min(options.submittedAt ?? options.acceptedAt, options.acceptedAt);
   const stretch = options.pushedStretch ?? 1;
   const pushed = stretch !== 1;
-  // Planned on the prior while the key's duration is searched for: re-planned once it settles.
-  let replan = estimator.settledMs(key) === undefined;
   let delay = Math.max(0, dueFrom + estimator.firstDelay(key, kind, !pushed) * stretch - clock.now());
   let first = true;
   const observes = options.submittedAt === undefined;
@@ -102,17 +101,32 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
       if (observes && woken.status === 'done') estimator.observeEnd(key, kind, clock.now() - options.acceptedAt);
       return woken;
     }
-    if (first && replan && woken === undefined) {
-      replan = false;
-      // The scouts measured the duration meanwhile: wait for the first poll it puts later.
-      const settled = estimator.settledMs(key);
-      const later = settled === undefined ? 0 : dueFrom + estimator.firstDelay(key, kind, !pushed) * stretch - clock.now();
+    if (first && woken === undefined && estimator.settledMs(key) !== undefined) {
+      // Planned on the prior while the scouts measured the duration, or on an estimate that other
+      // jobs' answers moved later since: wait for the first poll the estimate now puts later.
+      const later = dueFrom + estimator.firstDelay(key, kind, false) * stretch - clock.now();
       if (later > 0) {
         delay = later;
         continue;
       }
     }
-    const status = await readStatus(options);
+    // First polls due at once go out in waves: the rest re-plan on the first ones' answers.
+    const settled = first && observes && !pushed ? estimator.settledMs(key) : undefined;
+    if (settled !== undefined) {
+      const wave = estimator.waves.enter(key);
+      if (wave !== undefined) {
+        await untilOrAborted(wave, signal);
+        delay = Math.max(0, dueFrom + estimator.firstDelay(key, kind) - clock.now());
+        continue;
+      }
+    }
+    let status: JobStatus;
+    try {
+      status = await readStatus(options);
+    } catch (error) {
+      if (settled !== undefined) estimator.waves.leave(key, false);
+      throw error;
+    }
     const elapsed = clock.now() - options.acceptedAt;
     const final = isTerminalStatus(status.status);
     // A failed job stopped early: its time says nothing about how long jobs take.
@@ -120,6 +134,7 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
       if (first) estimator.observeFirstPoll(key, kind, elapsed, final, status.progress, status.status === 'pending');
       else if (final) estimator.observeLaterDone(key, kind, elapsed);
     }
+    if (settled !== undefined) estimator.waves.leave(key, (estimator.settledMs(key) ?? 0) > settled);
     first = false;
     if (final) return status;
     options.onProgress?.(status);

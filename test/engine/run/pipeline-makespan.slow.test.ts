@@ -62,10 +62,10 @@ async function runPipeline(n: number) {
 }
 
 describe('pipeline makespan on the Premium tier (discrete-event clock)', () => {
-  it('60 items finish within 1.10 × the longest item\'s chain, with at most 1.4 status requests per job and no 429', async () => {
+  it('60 items finish within 1.10 × the longest item\'s chain, with at most 1.3 status requests per job and no 429', async () => {
     const { makespan, chain, statusPerJob, http429 } = await runPipeline(60);
     expect(makespan / chain).toBeLessThanOrEqual(1.1);
-    expect(statusPerJob).toBeLessThanOrEqual(1.4);
+    expect(statusPerJob).toBeLessThanOrEqual(1.3);
     expect(http429).toBe(0);
   });
 

@@ -25,14 +25,24 @@ function uniform(seed: number, low: number, high: number): () => number {
 }
 
 describe('poll estimator', () => {
-  it('settles the first poll where about 80 % of jobs are done', () => {
+  it('settles the first poll where about 90 % of jobs are done (the default quantile)', () => {
     const estimator = new PollEstimator();
+    simulate(estimator, uniform(1, 21_000, 39_000), 300);
+    const settled = simulate(estimator, uniform(2, 21_000, 39_000), 1000);
+    expect(settled.foundDone / 1000).toBeGreaterThan(0.85);
+    expect(settled.foundDone / 1000).toBeLessThan(0.95);
+    expect(settled.lastDelay).toBeGreaterThan(35_000);
+    expect(settled.lastDelay).toBeLessThan(39_000);
+  });
+
+  it('settles the first poll where about 80 % of jobs are done at quantile 0.8', () => {
+    const estimator = new PollEstimator({ quantile: 0.8 });
     simulate(estimator, uniform(1, 21_000, 39_000), 300);
     const settled = simulate(estimator, uniform(2, 21_000, 39_000), 1000);
     expect(settled.foundDone / 1000).toBeGreaterThan(0.72);
     expect(settled.foundDone / 1000).toBeLessThan(0.88);
     expect(settled.lastDelay).toBeGreaterThan(31_000);
-    expect(settled.lastDelay).toBeLessThan(39_000);
+    expect(settled.lastDelay).toBeLessThan(37_000);
   });
 
   it('leaves a prior far too long within a few dozen jobs', () => {
@@ -122,6 +132,35 @@ describe('poll estimator', () => {
     const estimator = new PollEstimator({ priorMs: () => 10_000 });
     const first = Array.from({ length: 10 }, () => estimator.firstDelay('task', 'text'));
     expect(first).toEqual([2000, 2000, 2000, 2000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000]);
+  });
+
+  it('raises a settled estimate to the quantile of the durations seen when first polls find jobs running past it', () => {
+    const estimator = new PollEstimator({ priorMs: () => 10_000 });
+    // Four short scouts (22-25 s of a 21-39 s spread, queued for their first 10 %) settle on 25 s.
+    [22_000, 23_000, 24_000, 25_000].forEach((end) => {
+      estimator.observeReadings('task', 'text', { elapsedMs: 0.2 * end, progress: (0.1 / 0.9) * 100 }, { elapsedMs: 0.3 * end, progress: (0.2 / 0.9) * 100 });
+    });
+    expect(estimator.settledMs('task')).toBeCloseTo(25_000, -2);
+    // The first wave at 25 s: two jobs done, two running whose single reading points to 33 s and 36 s.
+    const reading = (end: number) => ((25_000 / end - 0.1) / 0.9) * 100;
+    estimator.observeFirstPoll('task', 'text', 25_000, true, 100);
+    estimator.observeFirstPoll('task', 'text', 25_000, false, reading(33_000));
+    estimator.observeFirstPoll('task', 'text', 25_000, true, 100);
+    estimator.observeFirstPoll('task', 'text', 25_000, false, reading(36_000));
+    // Of 8 durations seen, the 0.9 quantile is the longest.
+    expect(estimator.settledMs('task')).toBeCloseTo(36_000, -2);
+  });
+
+  it('does not raise a settled estimate on jobs found done, however late they were polled', () => {
+    const estimator = new PollEstimator({ priorMs: () => 10_000 });
+    [22_000, 23_000, 24_000, 25_000].forEach((end) => {
+      estimator.observeReadings('task', 'text', { elapsedMs: 0.2 * end, progress: (0.1 / 0.9) * 100 }, { elapsedMs: 0.3 * end, progress: (0.2 / 0.9) * 100 });
+    });
+    for (let i = 0; i < 10; i++) estimator.observeFirstPoll('task', 'text', 90_000, true, 100);
+    // A job found running just past the estimate moves it to that job's end, not to 90 s.
+    estimator.observeFirstPoll('task', 'text', 25_000, false, ((25_000 / 26_000 - 0.1) / 0.9) * 100);
+    expect(estimator.settledMs('task')).toBeGreaterThan(25_500);
+    expect(estimator.settledMs('task')).toBeLessThan(26_500);
   });
 
   it('backs off, within its cap, when the job reports no progress', () => {
