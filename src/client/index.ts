@@ -18,6 +18,7 @@ export { bucketKey, splitBucketKey } from './bucket-key.js';
 export { GovernorBucket } from './governor-bucket.js';
 export type { BucketAnswer, BucketNews, BucketState, BucketTicket, Refusal, Reservation } from './governor-bucket.js';
 export { ModelRoutes } from './model-routes.js';
+export { permitOnce } from './permit-once.js';
 export type { BucketSlots, SlotAnswer } from './model-routes.js';
 export { hasRateLimitInfo } from './rate-limit-snapshot.js';
 export type { RateLimitSnapshot } from './rate-limit-snapshot.js';

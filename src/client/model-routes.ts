@@ -7,6 +7,7 @@
  * named. Each governor keeps its buckets its own way ({@link BucketSlots}).
  */
 import { bucketKey } from './bucket-key.js';
+import { permitOnce } from './permit-once.js';
 import type { AcquireRequest, GovernorPermit } from './rate-governor.js';
 import { hasRateLimitInfo, type RateLimitSnapshot } from './rate-limit-snapshot.js';
 
@@ -79,12 +80,8 @@ export class ModelRoutes {
       throw error;
     }
     const inner = slots.permit(pool, slot);
-    let open = true;
-    return {
-      bucket: pool,
+    return permitOnce(pool, {
       settle: (answer) => {
-        if (!open) return;
-        open = false;
         if (answer.rateLimit.source === 'model') {
           this.routes.set(routeKey, 'model');
           const moved = slots.moveToModel(pool, slot, bucketKey(pool, model), answer);
@@ -98,12 +95,10 @@ export class ModelRoutes {
         finish();
       },
       abandon: (reachedService) => {
-        if (!open) return;
-        open = false;
         inner.abandon(reachedService);
         finish();
       },
-    };
+    });
   }
 }
 

@@ -5,6 +5,7 @@ import { DailyLimitError } from './errors/daily-limit-error.js';
 import { type BucketAnswer, type BucketNews, type BucketTicket, GovernorBucket, type Refusal } from './governor-bucket.js';
 import { splitBucketKey } from './bucket-key.js';
 import { type BucketSlots, ModelRoutes } from './model-routes.js';
+import { permitOnce } from './permit-once.js';
 import type { RateLimitSnapshot } from './rate-limit-snapshot.js';
 
 /** Options of {@link RateGovernor}. */
@@ -129,22 +130,16 @@ export class RateGovernor extends EventEmitter<GovernorEvents> implements Govern
   }
 
   private permit(key: string, ticket: BucketTicket): GovernorPermit {
-    let open = true;
-    return {
-      bucket: key,
+    return permitOnce(key, {
       settle: (answer) => {
-        if (!open) return;
-        open = false;
         this.report(key, this.bucket(key).settle(ticket, this.answer(answer)));
         this.pump(key);
       },
       abandon: (reachedService) => {
-        if (!open) return;
-        open = false;
         this.bucket(key).abandon(ticket, reachedService);
         this.pump(key);
       },
-    };
+    });
   }
 
   private enqueue(key: string, request: AcquireRequest): Promise<BucketTicket> {

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { AcquireRequest, BucketAnswer, BucketNews, BucketSlots, BucketTicket, Governor, GovernorBucket, GovernorBucketView, GovernorEvents, GovernorPermit, RateLimitSnapshot, Refusal } from '../../client/index.js';
-import { DailyLimitError, ModelRoutes } from '../../client/index.js';
+import { DailyLimitError, ModelRoutes, permitOnce } from '../../client/index.js';
 import { type Clock, systemClock } from '../../common/index.js';
 import type { SubmitGate } from '../run/index.js';
 import { claimOf, fairShare } from './fair-share.js';
@@ -163,17 +163,9 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
   }
 
   private permit(key: string, held: HeldTicket): GovernorPermit {
-    let open = true;
-    return {
-      bucket: key,
-      settle: (answer) => {
-        if (!open) return;
-        open = false;
-        this.background(key, this.settle(key, held, this.answer(answer)));
-      },
-      abandon: (reachedService) => {
-        if (!open) return;
-        open = false;
+    return permitOnce(key, {
+      settle: (answer) => this.background(key, this.settle(key, held, this.answer(answer))),
+      abandon: (reachedService) =>
         this.background(
           key,
           this.change(key, (bucket, shared) => {
@@ -181,9 +173,8 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
             if (ticket !== undefined) bucket.abandon(ticket, reachedService);
             return {};
           }),
-        );
-      },
-    };
+        ),
+    });
   }
 
   private async settle(key: string, held: HeldTicket, answer: BucketAnswer): Promise<void> {
