@@ -252,17 +252,7 @@ export class RateGovernor extends EventEmitter<GovernorEvents> implements Govern
   }
 
   private dailyError(key: string, request: AcquireRequest, resetAt: number | null): DailyLimitError {
-    const now = this.clock.now();
-    const known = resetAt !== null && Number.isFinite(resetAt);
-    const when = known ? ` until ${new Date(resetAt).toISOString()}` : '';
-    return new DailyLimitError({
-      status: 429,
-      serviceMessage: `not sent: the daily limit of the "${key}" rate-limit bucket is used up${when}`,
-      method: request.method,
-      path: request.path,
-      retryAfterSeconds: known ? Math.max(0, Math.ceil((resetAt - now) / 1000)) : undefined,
-      resetAt: known ? resetAt : undefined,
-    });
+    return DailyLimitError.notSent(key, request, resetAt, this.clock.now());
   }
 
   private answer(answer: { status: number; rateLimit: RateLimitSnapshot }): BucketAnswer {

@@ -14,4 +14,21 @@ export class DailyLimitError extends RateLimitError {
     super({ ...init, limitType: 'daily' }, options, 'E_API_DAILY_LIMIT');
     this.resetAt = init.resetAt;
   }
+
+  /**
+   * A governor's refusal of a request it did not send: the daily window of `bucket` is used up
+   * until `resetAt` (clock ms; null or infinite when unknown), `now` being the clock's time.
+   */
+  static notSent(bucket: string, request: { readonly method: string; readonly path: string }, resetAt: number | null, now: number): DailyLimitError {
+    const known = resetAt !== null && Number.isFinite(resetAt);
+    const when = known ? ` until ${new Date(resetAt).toISOString()}` : '';
+    return new DailyLimitError({
+      status: 429,
+      serviceMessage: `not sent: the daily limit of the "${bucket}" rate-limit bucket is used up${when}`,
+      method: request.method,
+      path: request.path,
+      retryAfterSeconds: known ? Math.max(0, Math.ceil((resetAt - now) / 1000)) : undefined,
+      resetAt: known ? resetAt : undefined,
+    });
+  }
 }

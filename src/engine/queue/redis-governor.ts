@@ -277,16 +277,7 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
   }
 
   private dailyError(key: string, request: AcquireRequest, resetAt: number | null): DailyLimitError {
-    const known = resetAt !== null && Number.isFinite(resetAt);
-    const when = known ? ` until ${new Date(resetAt).toISOString()}` : '';
-    return new DailyLimitError({
-      status: 429,
-      serviceMessage: `not sent: the daily limit of the "${key}" rate-limit bucket is used up${when}`,
-      method: request.method,
-      path: request.path,
-      retryAfterSeconds: known ? Math.max(0, Math.ceil((resetAt - this.clock.now()) / 1000)) : undefined,
-      resetAt: known ? resetAt : undefined,
-    });
+    return DailyLimitError.notSent(key, request, resetAt, this.clock.now());
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { DeapiClient } from '../../../src/client/deapi-client.js';
+import { DailyLimitError } from '../../../src/client/errors/daily-limit-error.js';
 import { accountScope } from '../../../src/engine/queue/account-scope.js';
 import { openSharedGovernor, type SharedGovernor } from '../../../src/engine/queue/open-governor.js';
 import { parseRedisUrl } from '../../../src/engine/queue/redis-url.js';
@@ -63,6 +64,19 @@ describe('rate governor shared through Redis', () => {
     expect(statusCount(emulator, 429)).toBeLessThanOrEqual(1);
     expect(emulator.stats().submissions).toBe(8);
     for (const shared of governors) expect(shared.governor.describe()).toContainEqual(expect.objectContaining({ bucket: 'images/generations#model:Flux1schnell', limit: 3 }));
+  });
+
+  test('stops at the daily limit without sending the request that would be refused', async () => {
+    const emulator = await useEmulator(limited(100, 3));
+    const client = useClientOn(emulator, await useGovernor(emulator, accountScope(emulator.url, emulator.keys.api)));
+    for (let i = 0; i < 3; i++) await client.submit('image.generate', IMAGE);
+    const error = await client.submit('image.generate', IMAGE).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DailyLimitError);
+    expect((error as DailyLimitError).code).toBe('E_API_DAILY_LIMIT');
+    expect((error as DailyLimitError).serviceMessage).toMatch(/^not sent: the daily limit of the "images\/generations" rate-limit bucket is used up until /);
+    expect((error as DailyLimitError).resetAt).toBeGreaterThan(emulator.clock.now());
+    expect(emulator.stats().requests).toBe(3);
+    expect(statusCount(emulator, 429)).toBe(0);
   });
 
   test('governors of different accounts do not share (the 429s a shared bucket prevents)', async () => {
