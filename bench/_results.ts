@@ -80,7 +80,7 @@ export function renderPerformanceTables(results: BenchResults, file: string): st
   const carried = Object.entries(results.carried_from ?? {});
   if (carried.length > 0) lines.push(`Carried over from earlier runs on the same machine (not rerun): ${carried.map(([label, from]) => `${label} from \`${from}\``).join(', ')}.`);
   lines.push('');
-  const cells = ['pipeline', 'pipeline-scale2'].flatMap((key) => (results.benches[key] as { cells?: readonly PipelineRow[] } | undefined)?.cells ?? []);
+  const cells = (results.benches['pipeline'] as { cells?: readonly PipelineRow[] } | undefined)?.cells ?? [];
   const pipeline = cells.length > 0 ? { cells } : undefined;
   if (pipeline) {
     lines.push(
