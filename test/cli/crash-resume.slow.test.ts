@@ -1,8 +1,8 @@
 /**
- * The crash harness: the real built CLI (`node dist/cli/main.js run …`) against a standalone
- * emulator process, killed with SIGKILL at seeded points (right after the n-th record of a
- * type via DEFLOW_TEST_CRASH_AFTER, or at a seeded random time), then run again until its
- * run finishes. Every kill point must have fired (the process died of SIGKILL there): a point
+ * The crash harness: the real built CLI (`node dist/bin/deflow.js run …`, the bundled bin users
+ * run) against a standalone emulator process, killed with SIGKILL at seeded points (right after
+ * the n-th record of a type via DEFLOW_TEST_CRASH_AFTER, or at a seeded random time), then run
+ * again until its run finishes. Every kill point must have fired (the process died of SIGKILL there): a point
  * past the end of what is left would prove nothing. Items left unknown are resolved by asking
  * the service (`/_emulator/jobs`) whether it has a job deflow holds no request id for: when it
  * has none, `--resubmit-unknown` sends them again at no risk; when it has, they stay unknown.
@@ -12,7 +12,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,25 +21,21 @@ import { readJournal } from '../../src/engine/journal/journal-replay.js';
 import { listRuns, runPaths } from '../../src/engine/journal/state-dir.js';
 import { CHAIN, clips } from '../engine/journal/durable-helpers.js';
 import { yaml } from '../engine/run-helpers.js';
+import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
 import { CRASH_HOOK } from '../helpers/crash-hook.js';
 import { call } from '../helpers/emulator-http.js';
 
-const root = new URL('../../', import.meta.url).pathname;
-let build: string;
+let cli: BuiltCli | undefined;
 let main: string;
 
 beforeAll(async () => {
-  // Compiled aside, so that no other test's dist/ is touched.
-  build = await mkdtemp(join(tmpdir(), 'deflow-crash-build-'));
-  await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', join(build, 'dist')], { cwd: root });
-  await writeFile(join(build, 'package.json'), '{"type":"module"}\n');
-  await symlink(join(root, 'node_modules'), join(build, 'node_modules'));
-  await symlink(join(root, 'schemas'), join(build, 'schemas'));
-  main = join(build, 'dist', 'cli', 'main.js');
+  // Built aside (so that no other test's dist/ is touched), bundle included.
+  cli = await buildCliAside('deflow-crash-build-');
+  main = cli.main;
 }, 180_000);
 
 afterAll(async () => {
-  if (build) await rm(build, { recursive: true, force: true });
+  await cli?.remove();
 });
 
 /** A kill point: after the n-th durable record of a type, or after a time (real ms from the spawn). */

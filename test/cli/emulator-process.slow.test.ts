@@ -1,19 +1,24 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
 import { call } from '../helpers/emulator-http.js';
 
 const root = new URL('../../', import.meta.url).pathname;
+let cli: BuiltCli | undefined;
 
 beforeAll(async () => {
-  // The built CLI is what `npx deflow` runs.
-  await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root });
-}, 120_000);
+  // The built CLI is what `npx deflow` runs: the bundled bin, built aside (no other test's dist/ is touched).
+  cli = await buildCliAside('deflow-emulator-build-');
+}, 180_000);
+
+afterAll(async () => {
+  await cli?.remove();
+});
 
 describe('the built deflow emulator', () => {
   it('prints its URL, serves requests and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['dist/cli/main.js', 'emulator', '--host', '127.0.0.1', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli!.main, 'emulator', '--host', '127.0.0.1', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const firstLine = new Promise<string>((resolve) => {
       child.stdout.on('data', (chunk: Buffer) => {
