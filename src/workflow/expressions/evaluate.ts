@@ -3,6 +3,7 @@ import { DeflowError } from '../../common/index.js';
 import type { CompiledExpression, Condition, Template, ValueTemplate } from '../types.js';
 import { WORKFLOW_CODES } from '../workflow-error.js';
 import { fromExpressionData, toExpressionData } from './expression-data.js';
+import { EVALUATE, readPath } from './read-path.js';
 
 /**
  * What expressions see. `steps` holds, for each upstream step id, its result for this item
@@ -16,34 +17,66 @@ export interface ExpressionScope {
   readonly run?: { readonly id: string; readonly started_at: string };
 }
 
-/** A scope converted once to evaluator data, for evaluating many expressions against it. */
-export type PreparedScope = data.Dictionary;
+type ContextKey = keyof ExpressionScope;
+const CONTEXT_KEYS: readonly ContextKey[] = ['inputs', 'item', 'steps', 'run'];
 
-/** Converts a scope once; pass the result to the evaluate functions to avoid converting per expression. */
-export function prepareScope(scope: ExpressionScope): PreparedScope {
-  return new data.Dictionary(
-    { key: 'inputs', value: toExpressionData(scope.inputs ?? null) },
-    { key: 'item', value: toExpressionData(scope.item ?? null) },
-    { key: 'steps', value: toExpressionData(scope.steps ?? {}) },
-    { key: 'run', value: toExpressionData(scope.run ?? null) },
-  );
+/**
+ * A scope ready for many evaluations. A context is converted to evaluator data only when an
+ * expression needs the evaluator (a plain property path such as `item.text` reads the value
+ * as is, see {@link evaluateExpression}), and at most once.
+ */
+export class PreparedScope {
+  private readonly converted: Partial<Record<ContextKey, data.ExpressionData>> = {};
+  private dictionary: data.Dictionary | undefined;
+
+  /**
+   * @param raw the contexts; absent ones are null (`steps`: empty).
+   * @param shared a scope whose converted contexts are reused where `raw` holds the same object
+   *   (the inputs and run of every node of a run).
+   */
+  constructor(
+    readonly raw: ExpressionScope,
+    private readonly shared?: PreparedScope,
+  ) {}
+
+  /** The value of a context as expressions see it before conversion. */
+  context(key: ContextKey): unknown {
+    return this.raw[key] ?? (key === 'steps' ? EMPTY_STEPS : null);
+  }
+
+  /** The evaluator's dictionary of every context. */
+  data(): data.Dictionary {
+    this.dictionary ??= new data.Dictionary(...CONTEXT_KEYS.map((key) => ({ key, value: this.contextData(key) })));
+    return this.dictionary;
+  }
+
+  private contextData(key: ContextKey): data.ExpressionData {
+    const { shared } = this;
+    if (shared !== undefined && this.raw[key] !== undefined && this.raw[key] === shared.raw[key]) return shared.contextData(key);
+    this.converted[key] ??= toExpressionData(this.context(key));
+    return this.converted[key];
+  }
+}
+
+const EMPTY_STEPS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** Prepares a scope for many evaluations (see {@link PreparedScope}). */
+export function prepareScope(scope: ExpressionScope, shared?: PreparedScope): PreparedScope {
+  return new PreparedScope(scope, shared);
 }
 
 /**
  * Prepares the scopes of many items over the same inputs (no steps, no run): the inputs are
- * converted once, each item when its scope is made. The converted data is only read by the
- * evaluator, so every scope shares it.
+ * converted at most once, each item only if an expression needs the evaluator.
  */
 export function itemScopes(inputs: ExpressionScope['inputs']): (item: unknown) => PreparedScope {
-  const inputsData = toExpressionData(inputs ?? null);
-  const steps = toExpressionData({});
-  const run = toExpressionData(null);
-  return (item) => new data.Dictionary({ key: 'inputs', value: inputsData }, { key: 'item', value: toExpressionData(item ?? null) }, { key: 'steps', value: steps }, { key: 'run', value: run });
+  const shared = new PreparedScope(inputs === undefined ? {} : { inputs });
+  return (item) => new PreparedScope(inputs === undefined ? { item: item ?? null } : { inputs, item: item ?? null }, shared);
 }
 
-/** A prepared scope as is, or a plain scope converted. */
+/** A prepared scope as is, or a plain scope prepared. */
 export function toPreparedScope(scope: ExpressionScope | PreparedScope): PreparedScope {
-  return scope instanceof data.Dictionary ? scope : prepareScope(scope);
+  return scope instanceof PreparedScope ? scope : new PreparedScope(scope);
 }
 
 /** Evaluates one compiled expression (never `eval`: GitHub's evaluator walks the tree). */
@@ -51,9 +84,11 @@ export function evaluateExpression(expression: CompiledExpression, scope: Expres
   if (!expression.ast) {
     throw new DeflowError(WORKFLOW_CODES.expression, `cannot evaluate an expression that did not parse: ${expression.text}`);
   }
-  const context = toPreparedScope(scope);
+  const prepared = toPreparedScope(scope);
+  const read = readPath(expression.ast, prepared);
+  if (read !== EVALUATE) return read;
   try {
-    return fromExpressionData(new Evaluator(expression.ast, context).evaluate());
+    return fromExpressionData(new Evaluator(expression.ast, prepared.data()).evaluate());
   } catch (error) {
     const where = `${expression.location.file}:${expression.location.line}:${expression.location.col}`;
     throw new DeflowError(
