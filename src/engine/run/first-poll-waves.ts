@@ -1,7 +1,7 @@
 /**
  * First polls of a key in waves. Jobs submitted together (a fan-out's first window) all plan
- * their first poll on the same estimate, and four scouts' durations are a noisy one: when it is
- * short, every job of the batch pays a second poll. So first polls due at once go out a few at a
+ * their first poll on the same estimate, and a few scouts' durations are a noisy one: when it
+ * is short, every job of the batch pays a second poll. So first polls due at once go out a few at a
  * time: the rest wait for those answers (one round trip), which move the estimate (a job found
  * running, its end read from its progress), and re-plan on it. A wave that did not move the
  * estimate later doubles the next one, so a batch of n jobs is polled in about log2(n/4) round

@@ -12,10 +12,12 @@
  * the scouts' ends set the estimate (the order statistic at the quantile). Once settled, a first
  * poll that finds a job running reads its end from one reading and the measured queued share,
  * and the estimate rises to the quantile of the last durations seen (jobs found done counted as
- * no longer than the estimate): four scouts are a noisy sample, and when they were short the
- * jobs polled next say so. Every first poll is re-planned on the estimate when it is due
- * (poller.ts), and first polls due at once go out in waves (first-poll-waves.ts), so the rest
- * of a batch waits one round trip for the first answers rather than paying a second poll each.
+ * no longer than the estimate): two scouts are a noisy sample, and when they were short the
+ * jobs polled next say so. So two scouts suffice (each costs two or three status requests
+ * more than a job polled once). Every first poll is re-planned on the estimate when it is due,
+ * and as soon as the search ends when it was planned before (poller.ts), and first polls due at
+ * once go out in waves (first-poll-waves.ts), so the rest of a batch waits one round trip for
+ * the first answers rather than paying a second poll each.
  * A poll that finds a job running aims the next poll just past the end its progress points to
  * (next-poll.ts).
  */
@@ -66,6 +68,8 @@ const PRIORS_MS: Readonly<Record<ResultKind, number>> = {
 };
 
 interface Track {
+  /** Task and model. */
+  readonly key: string;
   /** Current estimate of the quantile, ms. */
   estimate: number;
   /** First polls observed. */
@@ -97,11 +101,15 @@ interface Track {
 /** Durations kept in {@link Track.seen}. */
 const SEEN = 40;
 
-/** Scout durations that calibrate an estimate (the quantile is read from them). */
-const SCOUT_ENDS = 4;
+/**
+ * Scout durations that calibrate an estimate (the quantile is read from them). Four cost 16-20
+ * status requests more per two-step run, 0.15 per job at 60 items; a short pair is corrected by
+ * the first polls that find jobs running past it (observeFirstPoll), a long pair by the tracker.
+ */
+const SCOUT_ENDS = 2;
 
 /** Jobs of a key that poll early while its duration is unknown. */
-const SCOUTS = 4;
+const SCOUTS = SCOUT_ENDS;
 
 /** Jobs found running without progress before the early first polls stop. */
 const SILENT_JOBS_BEFORE_TRACKING = 3;
@@ -109,6 +117,8 @@ const SILENT_JOBS_BEFORE_TRACKING = 3;
 /** Per-(task, model) first-poll estimates, shared by every job of a run. */
 export class PollEstimator {
   private readonly tracks = new Map<string, Track>();
+  /** Jobs waiting for a key's search to end (its first polls planned on a provisional estimate). */
+  private readonly searchWaiters = new Map<string, Array<() => void>>();
   private readonly quantile: number;
   private readonly rate: number;
   private readonly maxDelayMs: number;
@@ -154,6 +164,26 @@ export class PollEstimator {
     return track && !track.searching ? track.estimate : undefined;
   }
 
+  /**
+   * Resolves once the search for `key`'s duration has ended (at once when it has): a first poll
+   * planned on a provisional estimate (one scout's reading, or the prior) is re-planned then.
+   */
+  whenSettled(key: string): Promise<void> {
+    if (this.settledMs(key) !== undefined) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = this.searchWaiters.get(key) ?? [];
+      waiters.push(resolve);
+      this.searchWaiters.set(key, waiters);
+    });
+  }
+
+  private endSearch(track: Track): void {
+    track.searching = false;
+    const waiters = this.searchWaiters.get(track.key);
+    this.searchWaiters.delete(track.key);
+    for (const wake of waiters ?? []) wake();
+  }
+
   /** Whether jobs of `key` have been observed yet. */
   observed(key: string): boolean {
     return (this.tracks.get(key)?.observations ?? 0) > 0;
@@ -172,8 +202,10 @@ export class PollEstimator {
     track.observations++;
     if (done) {
       if (track.searching) {
-        // Done already at an early poll: the prior is far too long.
+        // Done already at an early poll: the prior is far too long, and another scout goes at a
+        // fifth of the shorter estimate (a job found done tells no duration, only a bound).
         track.estimate = Math.min(track.estimate, elapsedMs * 2);
+        track.scouts = Math.max(0, track.scouts - 1);
         return;
       }
       this.see(track, elapsedMs, true);
@@ -190,13 +222,13 @@ export class PollEstimator {
         // none comes (jobs polled once, progress that does not rise), the readings settle it.
         track.estimate = extrapolated;
         if (++track.readings >= SCOUT_ENDS * 2) {
-          track.searching = false;
+          this.endSearch(track);
           track.calibrated = true;
         }
         return;
       }
       if (queued || ++track.silent < SILENT_JOBS_BEFORE_TRACKING) return;
-      track.searching = false;
+      this.endSearch(track);
     } else if (!track.calibrated && extrapolated !== undefined && progress! >= CALIBRATING_PROGRESS) {
       // The search ended on jobs still queued (no progress yet): the first reading sets the
       // estimate, which the tracker would take dozens of jobs to climb to from the prior.
@@ -217,7 +249,7 @@ export class PollEstimator {
     if (track.seen.length > SEEN) track.seen.shift();
   }
 
-  /** The order statistic of `values` at the quantile (of 4 at 0.8 or more, the longest). */
+  /** The order statistic of `values` at the quantile (of up to 8 at 0.9, the longest). */
   private quantileOf(values: readonly number[]): number {
     const sorted = [...values].sort((a, b) => a - b);
     return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(this.quantile * (sorted.length + 1)) - 1))]!;
@@ -239,17 +271,17 @@ export class PollEstimator {
     if (track.calibrated) return;
     track.ends.push(line.end);
     track.ends.sort((a, b) => a - b);
-    // Settled once four are measured: when jobs arrive one by one (a chained step), the first
+    // Settled once two are measured: when jobs arrive one by one (a chained step), the first
     // alone would set the quantile. Until then the longest measured is the estimate.
     if (!track.searching || track.ends.length >= SCOUT_ENDS) this.settleOnEnds(track);
     else track.estimate = track.ends[track.ends.length - 1]!;
   }
 
-  /** The order statistic of the scouts' ends at the quantile (of 4, the longest). */
+  /** The order statistic of the scouts' ends at the quantile (of 2, the longest). */
   private settleOnEnds(track: Track): void {
     track.estimate = this.quantileOf(track.ends);
     track.seen = track.ends.map((ms) => ({ ms, done: false }));
-    track.searching = false;
+    this.endSearch(track);
     track.calibrated = true;
   }
 
@@ -263,7 +295,7 @@ export class PollEstimator {
     // their first poll), since one short scout alone would set the quantile.
     if (!track.searching || track.ends.length > 0) return;
     track.estimate = Math.min(track.estimate, elapsedMs);
-    track.searching = false;
+    this.endSearch(track);
   }
 
   /**
@@ -293,7 +325,7 @@ export class PollEstimator {
   private track(key: string, kind: ResultKind): Track {
     let track = this.tracks.get(key);
     if (!track) {
-      track = { estimate: this.prior(kind), observations: 0, searching: true, silent: 0, calibrated: false, scouts: 0, ends: [], queuedShare: 0, shareSamples: 0, readings: 0, seen: [] };
+      track = { key, estimate: this.prior(kind), observations: 0, searching: true, silent: 0, calibrated: false, scouts: 0, ends: [], queuedShare: 0, shareSamples: 0, readings: 0, seen: [] };
       this.tracks.set(key, track);
     }
     return track;

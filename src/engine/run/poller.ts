@@ -94,7 +94,9 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
       if (!first && clock.now() >= deadline) throw new PollDeadlineError(options.requestId);
       delay = Math.max(0, Math.min(delay, deadline - clock.now()));
     }
-    const woken = await (options.wait ? options.wait(delay, signal) : clock.sleep(delay, signal));
+    // A first poll planned while the key's duration is still searched for (on the prior, or on
+    // one scout's reading, which overshoots) is re-planned as soon as the search ends.
+    const woken = await (options.wait ? options.wait(delay, signal) : first && estimator.settledMs(key) === undefined ? sleepUntilSettled(options, delay) : clock.sleep(delay, signal));
     // A verified delivery of the job's final status (webhook-hints.ts): no status request needed.
     if (woken !== undefined && woken !== null && isTerminalStatus(woken.status)) {
       // It came as the job finished: an exact duration.
@@ -142,6 +144,25 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
     if (observes && previous !== undefined && reading !== undefined) estimator.observeReadings(key, kind, previous, reading);
     delay = estimator.nextDelay({ elapsedMs: elapsed, progress: status.progress, previousDelayMs: delay, typicalMs: estimator.settledMs(key), previous, key }) * stretch;
     if (reading !== undefined) previous = reading;
+  }
+}
+
+/** Sleeps `ms`, or less when the search for the key's duration ends meanwhile. */
+async function sleepUntilSettled(options: PollJobOptions, ms: number): Promise<void> {
+  const { clock, signal } = options;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) controller.abort(signal.reason);
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  const sleep = clock.sleep(ms, controller.signal);
+  // Once settled, the sleep is cut short, and its rejection is nobody's error.
+  sleep.catch(() => {});
+  try {
+    await Promise.race([sleep, options.estimator.whenSettled(options.key)]);
+    if (signal?.aborted) throw signal.reason;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    controller.abort();
   }
 }
 
