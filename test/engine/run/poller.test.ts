@@ -163,6 +163,24 @@ describe('poll estimator', () => {
     expect(estimator.settledMs('task')).toBeLessThan(26_500);
   });
 
+  it('tells the jobs planned during the search when it ends, so one scout\'s overshooting reading is not slept out', async () => {
+    const estimator = new PollEstimator({ priorMs: () => 10_000 });
+    estimator.firstDelay('task', 'audio');
+    estimator.firstDelay('task', 'audio');
+    // A 10 s job queued for 1 s reads 11.1 % at 2 s: 18 s from one reading, the provisional estimate.
+    estimator.observeFirstPoll('task', 'audio', 2000, false, 11.1);
+    expect(estimator.firstDelay('task', 'audio')).toBeCloseTo(18_000, -2);
+    let settled = false;
+    const told = estimator.whenSettled('task').then(() => (settled = true));
+    estimator.observeReadings('task', 'audio', { elapsedMs: 2000, progress: 11.1 }, { elapsedMs: 3000, progress: 22.2 });
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    estimator.observeReadings('task', 'audio', { elapsedMs: 2000, progress: 11.1 }, { elapsedMs: 3000, progress: 22.2 });
+    await told;
+    expect(estimator.settledMs('task')).toBeCloseTo(10_000, -2);
+    await expect(estimator.whenSettled('task')).resolves.toBeUndefined();
+  });
+
   it('backs off, within its cap, when the job reports no progress', () => {
     const estimator = new PollEstimator({ maxDelayMs: 20_000 });
     expect(estimator.nextDelay({ elapsedMs: 8000, progress: 0, previousDelayMs: 8000 })).toBe(12_000);
