@@ -34,8 +34,10 @@ export interface PollEstimatorOptions {
   /**
    * Share of jobs a first poll should find finished. A job found running costs a second status
    * request; one found done was seen late by up to the estimate minus its duration, which delays
-   * what follows it only when it was among the longest (a chain's makespan is its longest item).
-   * @default 0.9
+   * what follows it. On the pipeline benchmark (60 items) 0.8 cost 1.22 status requests per job
+   * (up to 1.34 over 24 seeds), 0.9 cost 1.18 but 0.02-0.03 × the bound more makespan in real
+   * time (jobs accepted seconds apart, the latest items seen later).
+   * @default 0.85
    */
   readonly quantile?: number;
   /**
@@ -128,7 +130,7 @@ export class PollEstimator {
   readonly waves = new FirstPollWaves();
 
   constructor(options: PollEstimatorOptions = {}) {
-    this.quantile = options.quantile ?? 0.9;
+    this.quantile = options.quantile ?? 0.85;
     this.rate = options.rate ?? 0.05;
     this.maxDelayMs = options.maxDelayMs ?? 120_000;
     this.minDelayMs = options.minDelayMs ?? 100;
@@ -249,7 +251,7 @@ export class PollEstimator {
     if (track.seen.length > SEEN) track.seen.shift();
   }
 
-  /** The order statistic of `values` at the quantile (of up to 8 at 0.9, the longest). */
+  /** The order statistic of `values` at the quantile (of up to 12 at 0.85, the longest). */
   private quantileOf(values: readonly number[]): number {
     const sorted = [...values].sort((a, b) => a - b);
     return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(this.quantile * (sorted.length + 1)) - 1))]!;

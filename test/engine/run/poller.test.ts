@@ -25,14 +25,14 @@ function uniform(seed: number, low: number, high: number): () => number {
 }
 
 describe('poll estimator', () => {
-  it('settles the first poll where about 90 % of jobs are done (the default quantile)', () => {
+  it('settles the first poll where about 85 % of jobs are done (the default quantile)', () => {
     const estimator = new PollEstimator();
     simulate(estimator, uniform(1, 21_000, 39_000), 300);
     const settled = simulate(estimator, uniform(2, 21_000, 39_000), 1000);
-    expect(settled.foundDone / 1000).toBeGreaterThan(0.85);
-    expect(settled.foundDone / 1000).toBeLessThan(0.95);
-    expect(settled.lastDelay).toBeGreaterThan(35_000);
-    expect(settled.lastDelay).toBeLessThan(39_000);
+    expect(settled.foundDone / 1000).toBeGreaterThan(0.78);
+    expect(settled.foundDone / 1000).toBeLessThan(0.92);
+    expect(settled.lastDelay).toBeGreaterThan(33_000);
+    expect(settled.lastDelay).toBeLessThan(38_500);
   });
 
   it('settles the first poll where about 80 % of jobs are done at quantile 0.8', () => {
@@ -68,7 +68,7 @@ describe('poll estimator', () => {
     expect(estimator.firstDelay('task', 'text')).toBeCloseTo(30_000, -2);
   });
 
-  it('settles on the longer of two scouts\' measured durations (the 0.9 quantile of two)', () => {
+  it('settles on the longer of two scouts\' measured durations (the 0.85 quantile of two)', () => {
     const estimator = new PollEstimator({ priorMs: () => 10_000 });
     for (let i = 0; i < 2; i++) estimator.firstDelay('task', 'text');
     const ends = [36_000, 28_000];
@@ -147,7 +147,7 @@ describe('poll estimator', () => {
     estimator.observeFirstPoll('task', 'text', 25_000, false, reading(33_000));
     estimator.observeFirstPoll('task', 'text', 25_000, true, 100);
     estimator.observeFirstPoll('task', 'text', 25_000, false, reading(36_000));
-    // Of 6 durations seen, the 0.9 quantile is the longest.
+    // Of 6 durations seen, the 0.85 quantile is the longest.
     expect(estimator.settledMs('task')).toBeCloseTo(36_000, -2);
   });
 
@@ -157,9 +157,9 @@ describe('poll estimator', () => {
       estimator.observeReadings('task', 'text', { elapsedMs: 0.2 * end, progress: (0.1 / 0.9) * 100 }, { elapsedMs: 0.3 * end, progress: (0.2 / 0.9) * 100 });
     });
     for (let i = 0; i < 10; i++) estimator.observeFirstPoll('task', 'text', 90_000, true, 100);
-    // A job found running just past the estimate moves it to that job's end, not to 90 s.
+    // A job found running just past the estimate moves it at most to that job's end, not to 90 s.
     estimator.observeFirstPoll('task', 'text', 25_000, false, ((25_000 / 26_000 - 0.1) / 0.9) * 100);
-    expect(estimator.settledMs('task')).toBeGreaterThan(25_500);
+    expect(estimator.settledMs('task')).toBeGreaterThan(24_900);
     expect(estimator.settledMs('task')).toBeLessThan(26_500);
   });
 
