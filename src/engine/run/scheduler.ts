@@ -54,6 +54,9 @@ export interface NodeRunners {
 
 const JOB_RUNNERS: NodeRunners = { run: runNode, resume: resumeNode };
 
+/** Jobs of an earlier run polled again between two turns of the event loop while seeding. */
+const SEED_YIELD = 32;
+
 export class Scheduler {
   private readonly queues: NodeQueue[];
   private readonly inFlight: Int32Array;
@@ -65,6 +68,8 @@ export class Scheduler {
   /** Gather nodes: the upstream nodes that did not succeed, so far. */
   private readonly blockers = new Map<number, number[]>();
   private pumping = false;
+  /** Seeds are being applied: nothing new starts. */
+  private seeding = false;
   private resolveIdle: (() => void) | undefined;
 
   constructor(
@@ -89,9 +94,25 @@ export class Scheduler {
     });
   }
 
-  /** Applies states from an earlier run before anything starts. */
+  /**
+   * Applies states from an earlier run before anything new starts. Jobs still at the service
+   * are polled again at once, and the loop lets their first requests out every
+   * {@link SEED_YIELD} of them (a resume of 10,000 items need not render 500 requests before
+   * the first poll). Nothing new is started until every seed is applied: a job that settles
+   * meanwhile must not start a node whose earlier state (done, invalid) is not applied yet.
+   */
   async seed(nodes: Iterable<SeedNode>): Promise<void> {
+    this.seeding = true;
+    try {
+      await this.applySeeds(nodes);
+    } finally {
+      this.seeding = false;
+    }
+  }
+
+  private async applySeeds(nodes: Iterable<SeedNode>): Promise<void> {
     const { graph, state } = this.ctx;
+    let resumed = 0;
     for (const seed of nodes) {
       const id = graph.nodeIndex(seed.step, seed.k);
       if (seed.state === 'done') {
@@ -118,6 +139,7 @@ export class Scheduler {
       } else {
         state.seedSubmitted(id, seed.attempt, seed.requestId, seed.paid !== undefined);
         this.launch(id, () => this.runners.resume(this.ctx, id, seed.requestId, seed.attempt, seed.cacheKey ?? null, seed.submittedAt ?? null));
+        if (++resumed % SEED_YIELD === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
   }
@@ -146,7 +168,7 @@ export class Scheduler {
   }
 
   private pump(): void {
-    if (this.pumping) return;
+    if (this.pumping || this.seeding) return;
     this.pumping = true;
     try {
       while (!this.ctx.control.stopping && this.total < this.concurrency.global) {
