@@ -1,4 +1,5 @@
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, request } from './undici-core.js';
 import type { EncodedBody } from './request-body.js';
 import { NetworkError } from './errors/network-error.js';
 import type { ResponseHeaders } from './rate-limit-snapshot.js';
@@ -95,7 +96,7 @@ export class HttpTransport {
         method: req.method,
         headers,
         ...(req.query ? { query: req.query } : {}),
-        body: (req.body?.body ?? null) as NonNullable<Dispatcher.RequestOptions['body']> | null,
+        body: req.body?.body ?? null,
         signal,
       });
     } catch (error) {
