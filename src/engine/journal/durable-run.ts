@@ -22,7 +22,7 @@ import { JournalRecorder } from './journal-recorder.js';
 import { type JournalEntry, stampEntry } from './journal-records.js';
 import { acquireLock, type LockFile } from './lock-file.js';
 import { writeFileAtomic } from '../../common/index.js';
-import { readJournal, replayRunState } from './journal-replay.js';
+import { readRunState } from './journal-replay.js';
 import { canonicalJson } from '../../common/index.js';
 import { type PaidNode, paidSeed, planResume, type ResumePlan, type ResumeSeed, type UnknownNode } from './resume-plan.js';
 import { attributeSpend, chargedJobs, finishInvocation, startInvocation } from './invocations.js';
@@ -204,8 +204,7 @@ async function resumeRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
     return createRun(options, ids, runId, digest, await carryOver(options, ids, digest, runId));
   }
   try {
-    const read = await readJournal(paths.journal);
-    const replayed = replayRunState(read.records);
+    const replayed = await readRunState(paths.journal);
     const plan = planResume(replayed, { ids, resubmitUnknown: options.resubmitUnknown ?? false });
     const notices: string[] = [];
     if (journal.repairedBytes > 0) notices.push(`${paths.journal}: cut a torn last record (${journal.repairedBytes} bytes) left by a crash`);
@@ -226,8 +225,7 @@ async function resumeRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
 /** What a finished run left behind, or undefined when its journal cannot be read. */
 async function planFinishedRun(options: OpenDurableRunOptions, ids: JournalNodeIds, run: RunSummary): Promise<ResumePlan | undefined> {
   try {
-    const read = await readJournal(runPaths(options.stateDir, run.runId).journal);
-    return planResume(replayRunState(read.records), { ids });
+    return planResume(await readRunState(runPaths(options.stateDir, run.runId).journal), { ids });
   } catch {
     return undefined;
   }

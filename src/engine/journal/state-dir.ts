@@ -17,7 +17,7 @@ import type { Clock } from '../../common/index.js';
 import { DeflowError, STATE_DIR_NAME } from '../../common/index.js';
 import { mkdirDurable, writeFileAtomic } from '../../common/index.js';
 import type { RunStatus } from '../events.js';
-import { readJournal, replayRunState } from './journal-replay.js';
+import { readRunState, type RunState } from './journal-replay.js';
 import { readLockHolder } from './lock-file.js';
 
 export { STATE_DIR_NAME };
@@ -136,9 +136,9 @@ function isRunMeta(value: Partial<RunMeta> | null, runId: string): value is RunM
 
 async function rebuildRunMeta(stateDir: string, runId: string): Promise<RunMeta | undefined> {
   const paths = runPaths(stateDir, runId);
-  let replayed: ReturnType<typeof replayRunState>;
+  let replayed: RunState;
   try {
-    replayed = replayRunState((await readJournal(paths.journal)).records);
+    replayed = await readRunState(paths.journal);
   } catch {
     return undefined;
   }
