@@ -37,9 +37,11 @@ export function staticValue(
   value: ValueTemplate | Template,
   available: ReadonlySet<ContextName>,
   scope: ExpressionScope | PreparedScope,
+  /** `contextsOf(value)`, when the caller evaluates the same value for many items. */
+  known?: Set<ContextName>,
 ): StaticValue {
   if ('kind' in value && value.kind === 'literal') return { kind: 'value', value: value.value };
-  const contexts = contextsOf(value);
+  const contexts = known ?? contextsOf(value);
   if (!contexts) return { kind: 'unknown' };
   for (const context of contexts) if (!available.has(context)) return { kind: 'unknown' };
   try {

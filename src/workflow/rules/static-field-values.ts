@@ -36,7 +36,7 @@ export function* knownValues(context: RuleContext, step: StepDef, value: ValueTe
   const scopeOf = itemScopes(context.inputs);
   for (let k = 0; k < items.length; k++) {
     const item = items.at(k);
-    yield { k, item, value: staticValue(value, WITH_ITEM, scopeOf(item)) };
+    yield { k, item, value: staticValue(value, WITH_ITEM, scopeOf(item), contexts) };
   }
 }
 
