@@ -2,6 +2,7 @@ import { data, Evaluator } from '@actions/expressions';
 import { DeflowError } from '../../common/index.js';
 import type { CompiledExpression, Condition, Template, ValueTemplate } from '../types.js';
 import { WORKFLOW_CODES } from '../workflow-error.js';
+import { CONTEXT_NAMES } from './compile-expression.js';
 import { fromExpressionData, toExpressionData } from './expression-data.js';
 import { EVALUATE, readPath } from './read-path.js';
 
@@ -18,7 +19,6 @@ export interface ExpressionScope {
 }
 
 type ContextKey = keyof ExpressionScope;
-const CONTEXT_KEYS: readonly ContextKey[] = ['inputs', 'item', 'steps', 'run'];
 
 /**
  * A scope ready for many evaluations. A context is converted to evaluator data only when an
@@ -46,7 +46,7 @@ export class PreparedScope {
 
   /** The evaluator's dictionary of every context. */
   data(): data.Dictionary {
-    this.dictionary ??= new data.Dictionary(...CONTEXT_KEYS.map((key) => ({ key, value: this.contextData(key) })));
+    this.dictionary ??= new data.Dictionary(...CONTEXT_NAMES.map((key) => ({ key, value: this.contextData(key) })));
     return this.dictionary;
   }
 

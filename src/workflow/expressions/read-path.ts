@@ -11,6 +11,7 @@
  */
 import type { Expr } from '@actions/expressions';
 import { ContextAccess, IndexAccess, Literal } from '@actions/expressions/ast';
+import { CONTEXT_NAMES } from './compile-expression.js';
 import type { ExpressionScope } from './evaluate.js';
 
 /** Says "use the evaluator". */
@@ -69,6 +70,10 @@ function propertyPath(ast: Expr): PropertyPath | undefined {
   }
   if (!(node instanceof ContextAccess)) return undefined;
   const context = node.name.lexeme.toLowerCase();
-  if (context !== 'inputs' && context !== 'item' && context !== 'steps' && context !== 'run') return undefined;
+  if (!isContextName(context)) return undefined;
   return { context, properties: properties.reverse() };
+}
+
+function isContextName(name: string): name is keyof ExpressionScope {
+  return (CONTEXT_NAMES as readonly string[]).includes(name);
 }
