@@ -1,7 +1,7 @@
 /** What `deflow status` does (status.ts defines the command): reads a run's journal and reports its progress. */
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { attributeSpend, chargedJobs, readInvocations, readJournal, replayRunState } from '../engine/index.js';
+import { attributeSpend, chargedJobs, readInvocations, readRunState } from '../engine/index.js';
 import type { Quote } from '../engine/index.js';
 import { formatCost, formatTotal } from '../report/index.js';
 import { type RunProgress, summariseProgress } from '../engine/index.js';
@@ -60,8 +60,7 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
   if (flags.queue !== undefined) return runQueueStatus(run, { ...flags, queue: flags.queue }, io);
   if (run === undefined && flags.stateDir === undefined) return listStatus(flags, io);
   const { stateDir, summary } = await findRun(run, flags.stateDir, io.cwd);
-  const journal = await readJournal(runPaths(stateDir, summary.runId).journal);
-  const replayed = replayRunState(journal.records);
+  const replayed = await readRunState(runPaths(stateDir, summary.runId).journal);
   const progress = summariseProgress(replayed);
   const workflow = summary.meta?.workflow ?? replayed.run?.workflow ?? null;
   const canResume = !summary.active && workflow !== null && (RESUMABLE_STATUSES.has(summary.status) || progress.resumable > 0);
@@ -96,7 +95,7 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
       invocations,
     },
     unknowns: progress.unknowns.map(({ node, reason, requestId }) => ({ node, reason, request_id: requestId })),
-    torn_tail: journal.tornTail,
+    torn_tail: replayed.tornTail,
     resume_command: canResume ? formatResumeCommand({ workflow, runId: summary.runId, stateDir, inputs: replayed.run?.inputs ?? {}, cwd: io.cwd }) : null,
   };
   if (flags.json) io.stdout.write(`${JSON.stringify(status, null, 2)}\n`);

@@ -30,3 +30,19 @@ describe('item lists', () => {
     expect(() => createMatrixItems([['a', [1]]]).at(-1)).toThrow(RangeError);
   });
 });
+
+describe('an item value without its context', () => {
+  it('is the value at(k) holds, for paths, values and matrix combinations', () => {
+    const lists = [
+      createPathItems(['a/b.mp3', 'c.wav'], 'glob'),
+      createValueItems(['x', 3, { path: 'p.txt', lang: 'en' }, null], 'items'),
+      createMatrixItems([['lang', ['en', 'fr']], ['voice', ['a', 'b', 'c']]]),
+    ];
+    for (const list of lists) {
+      for (let k = 0; k < list.length; k++) expect(list.valueAt(k)).toEqual(list.at(k).value);
+      expect(() => list.valueAt(list.length)).toThrow(RangeError);
+    }
+    // Same keys in the same order: the journal names matrix items by their JSON.
+    expect(JSON.stringify(lists[2]!.valueAt(4))).toBe(JSON.stringify(lists[2]!.at(4).value));
+  });
+});

@@ -23,6 +23,7 @@ import { type JournalEntry, stampEntry } from './journal-records.js';
 import { acquireLock, type LockFile } from './lock-file.js';
 import { writeFileAtomic } from '../../common/index.js';
 import { readRunState } from './journal-replay.js';
+import { removeJournalSnapshot, writeJournalSnapshot } from './journal-snapshot.js';
 import { canonicalJson } from '../../common/index.js';
 import { type PaidNode, paidSeed, planResume, type ResumePlan, type ResumeSeed, type UnknownNode } from './resume-plan.js';
 import { attributeSpend, chargedJobs, finishInvocation, startInvocation } from './invocations.js';
@@ -179,6 +180,7 @@ async function createRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
       if (node.lost) entries.push({ t: 'unsaved', node: node.node, request_id: node.requestId, error: { code: 'E_RESULT_LOST', message: (node.reason ?? '').replace(/^E_RESULT_LOST: /, '') } });
       seeds.push(paidSeed(node, 1, null));
     }
+    removeJournalSnapshot(paths.journal);
     writeFileAtomic(paths.journal, entries.map((entry) => `${JSON.stringify(stampEntry(entry, startedAt))}\n`).join(''));
     journal = openJournal(paths.journal, { ...options.journalHooks, create: false, lock: false, clock });
   } catch (error) {
@@ -233,6 +235,20 @@ async function planFinishedRun(options: OpenDurableRunOptions, ids: JournalNodeI
 
 type DurableParts = Omit<DurableRun, 'close'>;
 
+/**
+ * Writes the journal's snapshot for the next session to start from (`journal-snapshot.ts`):
+ * the earlier snapshot plus this session's records, replayed. Best effort: a snapshot is a
+ * cache, and without one the next session reads the whole journal.
+ */
+async function snapshotJournal(journalPath: string): Promise<void> {
+  try {
+    const state = await readRunState(journalPath);
+    writeJournalSnapshot(journalPath, { run: state.run, end: state.end, nodes: [...state.nodes.values()] }, { bytes: state.validBytes, lines: state.validLines });
+  } catch {
+    // Unreadable now (it is read again, and reported, when the run is resumed) or a full disk: no snapshot.
+  }
+}
+
 function durableRun(options: OpenDurableRunOptions, parts: DurableParts, startedAt: number, digest: string, lock?: LockFile): DurableRun {
   let closed = false;
   return {
@@ -241,6 +257,7 @@ function durableRun(options: OpenDurableRunOptions, parts: DurableParts, started
       if (closed) return;
       closed = true;
       await parts.journal.close();
+      await snapshotJournal(parts.paths.journal);
       lock?.release();
       const finishedAt = status === 'running' ? null : options.clock.now();
       finishInvocation(parts.paths.dir, options.clock.now(), status === 'running' ? 'stopped' : status);

@@ -1,6 +1,6 @@
 export { digestWorkflow, openDurableRun, openDurableRunWith } from './durable-run.js';
 export type { DurableRun, OpenDurableRunInternals, OpenDurableRunOptions } from './durable-run.js';
-export { readJournal, replayRunState } from './journal-replay.js';
+export { readJournal, readRunState, replayRunState } from './journal-replay.js';
 export { summariseProgress } from './run-progress.js';
 export type { RunProgress } from './run-progress.js';
 export { RESUMABLE_STATUSES, STATE_DIR_NAME, assertRunId, listRuns, newRunId, resolveStateDir, runPaths, stateLayout } from './state-dir.js';

@@ -10,6 +10,7 @@ import { readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { DeflowError } from '../../common/index.js';
 import { type JournalRecord, parseJournalLine, type RecordOf } from './journal-records.js';
+import { type JournalSnapshot, readJournalSnapshot } from './journal-snapshot.js';
 
 export interface JournalReadResult {
   readonly records: JournalRecord[];
@@ -17,6 +18,8 @@ export interface JournalReadResult {
   readonly tornTail: boolean;
   /** Bytes up to the end of the last valid record (the file size when nothing was torn). */
   readonly validBytes: number;
+  /** Lines up to the end of the last valid record. */
+  readonly validLines: number;
 }
 
 const CHUNK = 1 << 20;
@@ -36,29 +39,39 @@ export async function readJournal(path: string): Promise<JournalReadResult> {
 /**
  * Reads a journal and folds its records into the latest state of every node as they are read
  * (see {@link replayRunState}): a resume of 10,000 items reads 40,000 records, and keeping
- * them all until the fold made most of its start-up garbage collection.
+ * them all until the fold made most of its start-up garbage collection. When the journal has a
+ * usable snapshot (`journal-snapshot.ts`), the fold starts from it and only the records after it
+ * are read.
  * @throws DeflowError as {@link readJournal}.
  */
 export async function readRunState(path: string): Promise<RunState & Omit<JournalReadResult, 'records'>> {
-  const fold = new RunStateFold();
-  const scan = await scanJournal(path, (record) => fold.add(record));
+  const snapshot = readJournalSnapshot(path);
+  const fold = snapshot === undefined ? new RunStateFold() : RunStateFold.from(snapshot);
+  const scan = await scanJournal(path, (record) => fold.add(record), snapshot);
   return { ...fold.state(), ...scan };
 }
 
-/** Calls `visit` with each record in order; says whether the tail was torn. */
-async function scanJournal(path: string, visit: (record: JournalRecord) => void): Promise<Omit<JournalReadResult, 'records'>> {
+/**
+ * Calls `visit` with each record in order, from `from` (a line boundary: the end of what a
+ * snapshot covers) or the start; says whether the tail was torn.
+ */
+async function scanJournal(
+  path: string,
+  visit: (record: JournalRecord) => void,
+  from: { readonly bytes: number; readonly lines: number } = { bytes: 0, lines: 0 },
+): Promise<Omit<JournalReadResult, 'records'>> {
   const handle = await open(path, 'r').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') throw new DeflowError('E_JOURNAL_MISSING', `${path}: no journal here`, { details: { path } });
     throw error;
   });
   let bad: { line: number; start: number } | undefined;
-  let line = 0;
-  let consumed = 0; // file offset of `carry[0]`
+  let line = from.lines;
+  let consumed = from.bytes; // file offset of `carry[0]`
   let carry = Buffer.alloc(0);
   try {
     for (;;) {
       const chunk = Buffer.allocUnsafe(CHUNK);
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK, null);
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK, consumed + carry.length);
       if (bytesRead === 0) break;
       const buf = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
       const end = buf.lastIndexOf(NEWLINE) + 1;
@@ -79,8 +92,8 @@ async function scanJournal(path: string, visit: (record: JournalRecord) => void)
   } finally {
     await handle.close();
   }
-  if (bad !== undefined) return { tornTail: true, validBytes: bad.start };
-  return { tornTail: carry.length > 0, validBytes: consumed };
+  if (bad !== undefined) return { tornTail: true, validBytes: bad.start, validLines: bad.line - 1 };
+  return { tornTail: carry.length > 0, validBytes: consumed, validLines: line };
 }
 
 /**
@@ -151,7 +164,7 @@ export interface NodeState {
   readonly progress: number | null;
   /** Why a node is unknown or skipped, or why a paid one is not saved. */
   readonly reason: string | null;
-  /** The `paid` record of a node whose job was paid for (null before). */
+  /** The `paid` record of a node whose job was paid for, its result not saved yet (null before, and once done: the `done` record holds the cost). */
   readonly paid: RecordOf<'paid'> | null;
   /** Paid, and its result can no longer be fetched (reported, never fetched or paid again). */
   readonly lost: boolean;
@@ -190,6 +203,15 @@ class RunStateFold {
   private run: RecordOf<'run'> | null = null;
   private end: RecordOf<'end'> | null = null;
   private readonly nodes = new Map<string, MutableNode>();
+
+  /** A fold that continues from a snapshot of the journal's first records (whose nodes it takes over). */
+  static from(snapshot: JournalSnapshot): RunStateFold {
+    const fold = new RunStateFold();
+    fold.run = snapshot.run;
+    fold.end = snapshot.end;
+    for (const node of snapshot.nodes) fold.nodes.set(node.node, node);
+    return fold;
+  }
 
   add(record: JournalRecord): void {
     if (record.t === 'run') {
@@ -245,6 +267,8 @@ function applyRecord(node: MutableNode, record: Exclude<JournalRecord, { t: 'run
     case 'done':
       node.phase = 'done';
       node.requestId = record.request_id ?? node.requestId;
+      // The done record holds what was paid (`cost`); the paid record is not needed any more.
+      node.paid = null;
       node.reason = null;
       break;
     case 'paid':

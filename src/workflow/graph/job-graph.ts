@@ -191,10 +191,13 @@ export class JobGraph {
 
 /** Item k's stable key: its value when it is a string (a path), else its JSON; the step id for a step that runs once. */
 export function itemKeyOf(step: GraphStep, k: number): string {
-  const item = step.item(k);
-  if (!item) return step.id;
-  if (typeof item.value === 'string') return item.value;
-  return JSON.stringify(item.value);
+  if (step.items === undefined) {
+    const item = step.item(k);
+    if (!item) return step.id;
+    return typeof item.value === 'string' ? item.value : JSON.stringify(item.value);
+  }
+  const value = step.items.valueAt(k);
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /** Builds a graph step; items come from the shared list of its chain root. */

@@ -33,6 +33,8 @@ export interface ItemList {
   readonly fields: ReadonlySet<string>;
   /** Item `k` (0-based); throws a RangeError outside 0..length-1. */
   at(k: number): ItemContext;
+  /** `at(k).value` without building the context (item keys are read for every item on resume). */
+  valueAt(k: number): unknown;
 }
 
 /** Items that are file paths (relative to the workflow folder, `/`-separated). */
@@ -42,6 +44,7 @@ export function createPathItems(paths: readonly string[], describe: string): Ite
     describe,
     fields: new Set(),
     at: (k) => pathContext(checkedAt(paths, k), paths[k]!),
+    valueAt: (k) => paths[checkedAt(paths, k)],
   };
 }
 
@@ -59,6 +62,7 @@ export function createValueItems(values: readonly unknown[], describe: string): 
       if (typeof value === 'string') return pathContext(k, value);
       return { index: k, value, path: null, name: null, stem: null, ext: null, dir: null };
     },
+    valueAt: (k) => values[checkedAt(values, k)],
   };
 }
 
@@ -69,18 +73,21 @@ export function createMatrixItems(axes: readonly (readonly [string, readonly unk
     length,
     describe: `matrix ${axes.map(([key, values]) => `${key}(${values.length})`).join(' × ')}`,
     fields: new Set(axes.map(([key]) => key)),
-    at: (k) => {
-      if (!(Number.isInteger(k) && k >= 0 && k < length)) throw new RangeError(`item ${k} is outside 0..${length - 1}`);
-      const combination: Record<string, unknown> = {};
-      let rest = k;
-      for (let a = axes.length - 1; a >= 0; a--) {
-        const [key, values] = axes[a]!;
-        combination[key] = values[rest % values.length];
-        rest = Math.floor(rest / values.length);
-      }
-      return recordContext(k, combination);
-    },
+    at: (k) => recordContext(k, combination(k)),
+    valueAt: (k) => combination(k),
   };
+
+  function combination(k: number): Record<string, unknown> {
+    if (!(Number.isInteger(k) && k >= 0 && k < length)) throw new RangeError(`item ${k} is outside 0..${length - 1}`);
+    const values: Record<string, unknown> = {};
+    let rest = k;
+    for (let a = axes.length - 1; a >= 0; a--) {
+      const [key, axis] = axes[a]!;
+      values[key] = axis[rest % axis.length];
+      rest = Math.floor(rest / axis.length);
+    }
+    return values;
+  }
 }
 
 function recordContext(index: number, record: Record<string, unknown>): ItemContext {

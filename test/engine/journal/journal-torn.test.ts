@@ -91,6 +91,6 @@ describe('a torn last record', () => {
     const path = join(dir, 'empty.jsonl');
     await writeJournal(path);
     truncateSync(path, 0);
-    expect(await readJournal(path)).toEqual({ records: [], tornTail: false, validBytes: 0 });
+    expect(await readJournal(path)).toEqual({ records: [], tornTail: false, validBytes: 0, validLines: 0 });
   });
 });
