@@ -136,7 +136,8 @@ export function renderPerformanceTables(results: BenchResults, file: string): st
       `Start-up (bench/startup.ts, medians of ${startup['runs']} against \`node -e 0\` at ${num(startup['node_ms'], 0)} ms): \`deflow --help\` ${num(startup['help_ms'], 0)} ms ` +
         `(${num(startup['help_ratio'])} ×, target ≤ ${targets['help_ratio']} ×), \`deflow validate\` ${num(startup['validate_ms'], 0)} ms (${num(startup['validate_ratio'])} ×, ` +
         `target ≤ ${targets['validate_ratio']} ×), resume of ${startup['resume_n']} items to the first request ${num(startup['resume_to_first_request_ms'], 0)} ms ` +
-        `(target ≤ ${targets['resume_ms']} ms).`,
+        `(target ≤ ${targets['resume_ms']} ms)` +
+        (startup['resume_without_snapshot_ms'] === undefined ? '.' : `, ${num(startup['resume_without_snapshot_ms'], 0)} ms without the journal's snapshot (as after a kill).`),
       '',
     );
   }

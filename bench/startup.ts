@@ -10,7 +10,10 @@
  * - the resume of a run of N items (speak each of N lines) of which a `--done` share is
  *   done: `deflow run resume.yaml --offline` on a copy of the prepared state folder, from
  *   spawning the process to the emulator's first request from it (the process is then
- *   killed; the next round starts from a fresh copy).
+ *   killed; the next round starts from a fresh copy). The run was stopped (interrupted), so
+ *   its journal has the snapshot a closing session writes;
+ * - the same resume without that snapshot, as after a session killed before it could write one
+ *   (the whole journal is read).
  *
  * The state folder is prepared once by a real run (`runDurably`, what `deflow run` calls, here without fsyncs) on
  * the emulator, interrupted once the share is done (its journal is not fsynced: only its
@@ -21,7 +24,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,17 +65,19 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     process.stdout.write(`startup: ${bin}; ${runs} rounds; resume of a ${n}-item run with ${round(doneShare * 100, 1)} % of the jobs done\n`);
     const prepared = await prepareRun(emulator, dir, n, doneShare);
     process.stdout.write(`prepared in ${round(prepared.ms / 1000, 1)} s: ${prepared.done} of ${n} jobs done\n`);
-    const samples = { node: [] as number[], help: [] as number[], validate: [] as number[], resume: [] as number[] };
+    const samples = { node: [] as number[], help: [] as number[], validate: [] as number[], resume: [] as number[], resume_no_snapshot: [] as number[] };
     for (let round = 0; round < runs; round++) {
       samples.node.push(await timeExit(['-e', '0'], ROOT));
       samples.help.push(await timeExit([bin, '--help'], ROOT));
       samples.validate.push(await timeExit([bin, 'validate', 'workflows/demo.yaml', '--offline'], ROOT));
-      samples.resume.push(await timeResume(emulator, bin, dir));
+      samples.resume.push(await timeResume(emulator, bin, dir, true));
+      samples.resume_no_snapshot.push(await timeResume(emulator, bin, dir, false));
     }
     const node = median(samples.node);
     const help = median(samples.help);
     const validate = median(samples.validate);
     const resume = median(samples.resume);
+    const resumeNoSnapshot = median(samples.resume_no_snapshot);
     const figures = {
       runs,
       node_ms: round(node, 1),
@@ -84,6 +89,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       resume_jobs_done: prepared.done,
       resume_to_first_request_ms: round(resume, 1),
       resume_ratio: round(resume / node, 2),
+      resume_without_snapshot_ms: round(resumeNoSnapshot, 1),
       targets: TARGETS,
       met: { help: help / node <= TARGETS.help_ratio, validate: validate / node <= TARGETS.validate_ratio, resume: resume <= TARGETS.resume_ms },
       samples_ms: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => round(x, 1))])),
@@ -95,6 +101,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
         ['deflow --help', figures.help_ms, figures.help_ratio, `≤ ${TARGETS.help_ratio}×`],
         ['deflow validate demo --offline', figures.validate_ms, figures.validate_ratio, `≤ ${TARGETS.validate_ratio}×`],
         [`resume of ${n} items → 1st request`, figures.resume_to_first_request_ms, figures.resume_ratio, `≤ ${TARGETS.resume_ms} ms`],
+        ['  the same, journal snapshot removed', figures.resume_without_snapshot_ms, round(resumeNoSnapshot / node, 2), ''],
       ],
     );
     return figures;
@@ -129,13 +136,19 @@ function timeExit(args: readonly string[], cwd: string): Promise<number> {
 }
 
 /**
- * Resumes the prepared run in a process of the CLI on a fresh copy of its state folder; real
- * ms from the spawn to the emulator's first request after it. The process is then killed.
+ * Resumes the prepared run in a process of the CLI on a fresh copy of its state folder (with
+ * or without its journal's snapshot); real ms from the spawn to the emulator's first request
+ * after it. The process is then killed.
  */
-async function timeResume(emulator: RunningEmulator, bin: string, dir: string): Promise<number> {
+async function timeResume(emulator: RunningEmulator, bin: string, dir: string, snapshot: boolean): Promise<number> {
   const stateDir = join(dir, '.deflow-resume');
   await rm(stateDir, { recursive: true, force: true });
   await cp(join(dir, '.deflow'), stateDir, { recursive: true });
+  const runs = await readdir(join(stateDir, 'runs'));
+  if (runs.length !== 1) throw new Error(`expected the prepared run alone in ${stateDir}, found ${runs.length}`);
+  const snapshotFile = join(stateDir, 'runs', runs[0]!, 'journal.snapshot.json');
+  if (!existsSync(snapshotFile)) throw new Error(`the prepared run has no journal snapshot (${snapshotFile})`);
+  if (!snapshot) await rm(snapshotFile);
   const before = emulator.stats().requests;
   const started = performance.now();
   const child = spawn(process.execPath, [bin, 'run', 'resume.yaml', '--offline', '--quiet', '--state-dir', stateDir], {

@@ -194,7 +194,7 @@ function startDeadline(clock: Clock | undefined, ms: number, outer: AbortSignal 
 }
 
 function formatMs(ms: number): string {
-  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${Math.round(ms)} ms`;
 }
 
 function capHint(kind: ResultKind | undefined): string {

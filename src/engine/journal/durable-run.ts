@@ -257,7 +257,8 @@ function durableRun(options: OpenDurableRunOptions, parts: DurableParts, started
       if (closed) return;
       closed = true;
       await parts.journal.close();
-      await snapshotJournal(parts.paths.journal);
+      // A finished run is read again only by `deflow status`: its exit need not replay the journal.
+      if (status !== 'done') await snapshotJournal(parts.paths.journal);
       lock?.release();
       const finishedAt = status === 'running' ? null : options.clock.now();
       finishInvocation(parts.paths.dir, options.clock.now(), status === 'running' ? 'stopped' : status);

@@ -208,18 +208,15 @@ export function paidSeed(node: PaidNode, attempt: number, cacheKey: string | nul
 /** The result a done record describes, as the engine passes it downstream. */
 export function toNodeResult(record: RecordOf<'done'>, kind: NodeResult['kind']): NodeResult {
   const r = record.result as JournalledResult;
-  return {
-    kind,
-    requestId: record.request_id,
-    url: r.url ?? null,
-    cost: record.cost,
-    ...(r.text === undefined ? {} : { text: r.text }),
-    ...(r.json === undefined ? {} : { json: r.json }),
-    ...(r.blob === undefined ? {} : { blob: r.blob }),
-    ...(r.ext === undefined ? {} : { ext: r.ext }),
-    ...(r.size === undefined ? {} : { size: r.size }),
-    ...(r.path === undefined ? {} : { path: r.path }),
-  };
+  // Assigned one by one, not spread: this runs for every done item of a resume (10,000 of them).
+  const result: { -readonly [K in keyof NodeResult]: NodeResult[K] } = { kind, requestId: record.request_id, url: r.url ?? null, cost: record.cost };
+  if (r.text !== undefined) result.text = r.text;
+  if (r.json !== undefined) result.json = r.json;
+  if (r.blob !== undefined) result.blob = r.blob;
+  if (r.ext !== undefined) result.ext = r.ext;
+  if (r.size !== undefined) result.size = r.size;
+  if (r.path !== undefined) result.path = r.path;
+  return result;
 }
 
 function toEventError(record: RecordOf<'failed'>): EventError {

@@ -53,7 +53,7 @@ describe('a result download ends within the step’s timeout', () => {
     for (const event of failed) {
       expect(event.unsaved).toBeDefined();
       expect(event.error.code).toBe('E_TRANSFER');
-      expect(event.error.message).toMatch(/did not finish within [0-9.]+ s \(what was left of the step's timeout of 120 s\)|no time left of the step's timeout \(120 s\)/);
+      expect(event.error.message).toMatch(/did not finish within (?:[0-9]+(?:\.[0-9])? s|[0-9]+ ms) \(what was left of the step's timeout of 120 s\)|no time left of the step's timeout \(120 s\)/);
       // Accepted at `submitted`; the job itself takes 10 s; the download and its retry share what is left.
       expect(event.ts - submitted.get(event.node.key)!).toBeLessThanOrEqual(120_000 + 5_000);
     }
