@@ -13,6 +13,7 @@
  * Rows are positional arrays (a node's name is stored once; its records without `node`), which
  * keeps a snapshot at about half the journal's bytes and a third of its objects.
  */
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { writeFileAtomic } from '../../common/index.js';
@@ -70,7 +71,9 @@ export function removeJournalSnapshot(journalPath: string): void {
 export function readJournalSnapshot(journalPath: string): JournalSnapshot | undefined {
   let file: unknown;
   try {
-    file = JSON.parse(readFileSync(snapshotPath(journalPath), 'utf8'));
+    const bytes = readFileSync(snapshotPath(journalPath));
+    // Mostly ASCII (item keys may not be): decoded as such it skips UTF-8 decoding's checks.
+    file = JSON.parse(isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8'));
   } catch {
     return undefined;
   }

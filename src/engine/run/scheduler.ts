@@ -98,8 +98,8 @@ export class Scheduler {
    * Applies states from an earlier run before anything new starts. Jobs still at the service
    * (paid for or running) come first: those of nodes that depend on nothing are polled again
    * before the other states are applied, so a resume of 10,000 items does not prepare 9,500 done
-   * ones before its first poll, and the loop lets their first requests out after the first one
-   * and then every {@link SEED_YIELD} of them. Nothing new is started until every seed is applied: a job that
+   * ones before its first poll, and the loop lets their first requests out after the 1st, 2nd,
+   * 4th, … and then every {@link SEED_YIELD}th of them. Nothing new is started until every seed is applied: a job that
    * settles meanwhile must not start a node whose earlier state (done, invalid) is not applied yet.
    */
   async seed(nodes: readonly SeedNode[]): Promise<void> {
@@ -143,8 +143,10 @@ export class Scheduler {
       } else {
         state.seedSubmitted(id, seed.attempt, seed.requestId, seed.paid !== undefined);
         this.launch(id, () => this.runners.resume(this.ctx, id, seed.requestId, seed.attempt, seed.cacheKey ?? null, seed.submittedAt ?? null));
-        // The first one's request goes out (its connection opens) while the others are prepared.
-        if (++resumed % SEED_YIELD === 0 || resumed === 1) await new Promise<void>((resolve) => setImmediate(resolve));
+        // Turns after the 1st, 2nd, 4th, … 32nd and then every 32nd: the first request goes out
+        // (its connection opens, then it is written) while the others are still being prepared.
+        resumed++;
+        if (resumed % SEED_YIELD === 0 || (resumed < SEED_YIELD && (resumed & (resumed - 1)) === 0)) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
   }

@@ -52,7 +52,7 @@ describe('seeding a resumed run', () => {
     expect(outcome.counts).toMatchObject({ done: 1, skipped: 3, failed: 0 });
   });
 
-  it('lets the first poll of a job still at the service out before the next one is prepared, then 32 at a time', async () => {
+  it('lets the first poll of a job still at the service out before the next one is prepared, then 2, 4, … 32 at a time', async () => {
     const lines = Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n');
     const dir = await useWorkspace({ 'workflow.yaml': WORKFLOW, 'lines.txt': `${lines}\n` });
     const graph = await graphOf(dir);
@@ -68,11 +68,11 @@ describe('seeding a resumed run', () => {
       },
       run: () => Promise.resolve('failed'),
     };
-    // What the event loop (where a first request goes out) sees at its first turn after a resume began.
-    let seenAtFirstTurn = -1;
+    // What the event loop (where requests go out) sees at each turn after a resume began.
+    const seenAtTurns: number[] = [];
     const watch = (): void => {
-      if (launched > 0) seenAtFirstTurn = launched;
-      else setImmediate(watch);
+      if (launched > 0 && seenAtTurns.at(-1) !== launched) seenAtTurns.push(launched);
+      if (launched < 100) setImmediate(watch);
     };
     setImmediate(watch);
     const outcome = await runWorkflowWith({
@@ -85,7 +85,8 @@ describe('seeding a resumed run', () => {
       seed: Array.from({ length: 100 }, (_, k) => ({ state: 'submitted' as const, step: 'speak', k, requestId: `r${k}`, attempt: 1 })),
     });
     expect(outcome.counts).toMatchObject({ done: 100 });
-    expect(seenAtFirstTurn).toBe(1);
+    // The first request alone, then a second (its connection is open by then), doubling up to 32 a turn.
+    expect(seenAtTurns).toEqual([1, 2, 4, 8, 16, 32, 64, 96, 100]);
   });
 });
 
