@@ -87,6 +87,7 @@ export function createBlobStore(blobsDir: string): BlobStore {
     async putStream(source) {
       const staged = await stagingPath();
       const hash = createHash('sha256');
+      const sink = createWriteStream(staged, { flags: 'wx' });
       try {
         await pipeline(
           source,
@@ -96,10 +97,13 @@ export function createBlobStore(blobsDir: string): BlobStore {
               yield chunk;
             }
           },
-          createWriteStream(staged, { flags: 'wx' }),
+          sink,
         );
         await flushFile(staged);
       } catch (error) {
+        // A source that fails at once can beat the file's open: wait until the sink has opened
+        // (or failed to) and closed, or the file would appear after it was removed.
+        if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
         await rm(staged, { force: true });
         throw error;
       }
