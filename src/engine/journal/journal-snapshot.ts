@@ -41,7 +41,8 @@ const PHASES: ReadonlySet<string> = new Set<NodePhase>(['unknown', 'submitted', 
 
 /**
  * Writes the snapshot of the journal at `journalPath` whose first `bytes` (`lines` lines)
- * replay to `state`. The caller holds the journal's lock (nothing appends meanwhile).
+ * replay to `state`. No lock is needed: a journal only grows, so those bytes stay what they
+ * were, whoever appends after them (a torn tail is never part of what was replayed).
  */
 export function writeJournalSnapshot(journalPath: string, state: Omit<JournalSnapshot, 'bytes' | 'lines'>, covered: { readonly bytes: number; readonly lines: number }): void {
   const tail = coveredTail(journalPath, covered.bytes);
@@ -117,7 +118,7 @@ function isSnapshotFile(value: unknown): value is SnapshotFile {
 }
 
 function isRecordOrNull(value: unknown, type: string): boolean {
-  return value === null || (typeof value === 'object' && value !== undefined && (value as { t?: unknown }).t === type);
+  return value === null || (typeof value === 'object' && (value as { t?: unknown }).t === type);
 }
 
 /**

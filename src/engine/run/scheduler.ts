@@ -99,8 +99,9 @@ export class Scheduler {
    * (paid for or running) come first: those of nodes that depend on nothing are polled again
    * before the other states are applied, so a resume of 10,000 items does not prepare 9,500 done
    * ones before its first poll, and the loop lets their first requests out after the 1st, 2nd,
-   * 4th, … and then every {@link SEED_YIELD}th of them. Nothing new is started until every seed is applied: a job that
-   * settles meanwhile must not start a node whose earlier state (done, invalid) is not applied yet.
+   * 4th, … and then every {@link SEED_YIELD}th of them. Nothing new is started until every seed
+   * is applied: a job that settles meanwhile must not start a node whose earlier state (done,
+   * invalid) is not applied yet.
    */
   async seed(nodes: readonly SeedNode[]): Promise<void> {
     this.seeding = true;
