@@ -123,6 +123,18 @@ function processIO(): CliIO {
   };
 }
 
+/**
+ * Runs the CLI as a process: the exit code is the process's, and the process ends once the
+ * command has (long-lived handles such as keep-alive sockets and signal listeners must not
+ * keep a finished command alive). The package's bin (start-bundle.ts) calls it.
+ */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  const code = await runCli(argv, processIO());
+  process.exitCode = code;
+  setImmediate(() => process.exit(code));
+}
+
+/** True when this module is the process's script (`node dist/cli/main.js`: the build before it is bundled). */
 function isEntryPoint(): boolean {
   try {
     return realpathSync(process.argv[1] ?? '') === fileURLToPath(import.meta.url);
@@ -130,10 +142,4 @@ function isEntryPoint(): boolean {
     return false;
   }
 }
-const isEntry = isEntryPoint();
-if (isEntry) {
-  const code = await runCli(process.argv.slice(2), processIO());
-  process.exitCode = code;
-  // Long-lived handles (keep-alive sockets, signal listeners) must not keep a finished command alive.
-  setImmediate(() => process.exit(code));
-}
+if (isEntryPoint()) void main();

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
@@ -26,29 +26,23 @@ afterAll(async () => {
 });
 
 /**
- * The modules `deflow ARGS` loads: npm packages by name, and the folders of dist/ it reaches.
- * The bin is a bundle: each of its files that the process loaded stands for the modules
- * esbuild put in it (its metafile says which), so what a command loads is still told module
- * by module, as it was before the bundle.
+ * The modules `deflow ARGS` loads, run from the build before it is bundled (dist/cli/main.js,
+ * one module per source file): npm packages by name, and the folders of dist/ it reaches. The
+ * bundle keeps this shape: a module that is only `import()`ed runs when it is first needed.
  */
-async function modulesOf(name: string, args: readonly string[]): Promise<{ packages: Set<string>; layers: Set<string>; bundleFiles: number }> {
+async function modulesOf(name: string, args: readonly string[]): Promise<{ packages: Set<string>; layers: Set<string> }> {
   const out = join(traces, `${name}.txt`);
-  await promisify(execFile)(process.execPath, ['--import', trace, cli.main, ...args], { cwd: root, env: { ...process.env, MODULE_TRACE_OUT: out, DEAPI_API_KEY: '' } });
-  const meta = JSON.parse(await readFile(cli.metafile, 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
-  const bundled = new Map(Object.entries(meta.outputs).map(([file, { inputs }]) => [resolve(root, file), Object.keys(inputs).map((input) => resolve(root, input))]));
-  const traced = (await readFile(out, 'utf8')).split('\n').map((line) => line.replace(/^file:\/\//, ''));
-  const lines = traced.flatMap((file) => bundled.get(file) ?? [file]);
+  await promisify(execFile)(process.execPath, ['--import', trace, cli.unbundled, ...args], { cwd: root, env: { ...process.env, MODULE_TRACE_OUT: out, DEAPI_API_KEY: '' } });
+  const lines = (await readFile(out, 'utf8')).split('\n').map((line) => line.replace(/^file:\/\//, ''));
   // ajv's runtime helpers (string length, deep equality), which compiled validators call, are not ajv.
   const packages = new Set(lines.filter((line) => !/node_modules\/ajv\/dist\/runtime\//.test(line)).flatMap((line) => [...line.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1]!).slice(-1)));
-  // The bundle's copy of the precompiled workflow validators (bin/validators/) is the workflow layer's.
-  const layers = new Set(lines.flatMap((line) => (line.startsWith(cli.dist) ? [line.slice(cli.dist.length).replace(/^bin\/validators\//, 'workflow/').split('/')[0]!] : [])));
-  return { packages, layers, bundleFiles: traced.filter((file) => bundled.has(file)).length };
+  const layers = new Set(lines.flatMap((line) => (line.startsWith(cli.dist) ? [line.slice(cli.dist.length).split('/')[0]!] : [])));
+  return { packages, layers };
 }
 
 describe('a light start', () => {
   it('--help loads commander and the CLI definitions only: no heavy package, no layer but cli and common', async () => {
-    const { packages, layers, bundleFiles } = await modulesOf('help', ['--help']);
-    expect(bundleFiles).toBeGreaterThan(0); // the bin is the bundle
+    const { packages, layers } = await modulesOf('help', ['--help']);
     expect([...packages]).toEqual(['commander']);
     expect([...layers].sort()).toEqual(['cli', 'common']);
   });
@@ -59,5 +53,29 @@ describe('a light start', () => {
     // The demo lists its clips with a glob and has local files to sniff: those two are its own.
     expect(HEAVY.filter((name) => packages.has(name)).sort()).toEqual(['@actions/expressions', 'fast-glob', 'file-type', 'yaml']);
     expect([...layers].sort()).toEqual(['cli', 'common', 'service', 'workflow']);
+  });
+});
+
+describe("the bin's code cache", () => {
+  const start = async (args: readonly string[], mode: string): Promise<{ stdout: string; stderr: string }> =>
+    promisify(execFile)(process.execPath, [cli.main, ...args], { cwd: root, env: { ...process.env, DEAPI_API_KEY: '', DEFLOW_CODE_CACHE: mode } });
+
+  it('a fresh build ships a code cache that this Node accepts', async () => {
+    const { stdout, stderr } = await start(['--version'], 'verbose');
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(stderr).toMatch(/^deflow: code cache used \(.*\/bin\/code-cache\/.*\.bin\)$/m);
+  });
+
+  it('a cache V8 refuses: the same output, a new cache written at exit, and used by the next start', async () => {
+    const folder = join(cli.dist, 'bin', 'code-cache');
+    const files = await readdir(folder);
+    expect(files).toHaveLength(1);
+    await writeFile(join(folder, files[0]!), 'garbage, not a code cache');
+    const args = ['validate', 'workflows/demo.yaml', '--offline'];
+    const refused = await start(args, 'verbose');
+    expect(refused.stderr).toMatch(/code cache rejected/);
+    expect(refused.stderr).toMatch(/code cache written/);
+    expect(refused.stdout).toBe((await start(args, 'off')).stdout);
+    expect((await start(args, 'verbose')).stderr).toMatch(/code cache used/);
   });
 });

@@ -11,12 +11,12 @@ import { promisify } from 'node:util';
 const root = new URL('../../', import.meta.url).pathname;
 
 export interface BuiltCli {
-  /** The package's `bin` of the build: the bundled CLI, `dist/bin/deflow.js`. */
+  /** The package's `bin` of the build, `dist/bin/deflow.js`: it starts the bundled CLI, `dist/bin/deflow.cjs`. */
   readonly main: string;
+  /** The CLI as tsc compiled it, before the bundle: `dist/cli/main.js`, one module per source file. */
+  readonly unbundled: string;
   /** The build's `dist/` folder (with a trailing slash). */
   readonly dist: string;
-  /** esbuild's metafile of the bundle: which source files each file of `dist/bin/` holds. */
-  readonly metafile: string;
   remove(): Promise<void>;
 }
 
@@ -27,10 +27,10 @@ export async function buildCliAside(prefix = 'deflow-cli-build-'): Promise<Built
   await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', dist], { cwd: root });
   await writeFile(join(build, 'package.json'), '{"type":"module"}\n');
   await symlink(join(root, 'node_modules'), join(build, 'node_modules'));
-  // The rest of `npm run build`: the workflow schema's precompiled validators, and the bundle.
+  // The rest of `npm run build`: the workflow schema's precompiled validators, the bundle and its code cache.
   await promisify(execFile)(process.execPath, [join(root, 'scripts', 'write-validators.mjs'), dist], { cwd: root });
-  const metafile = join(build, 'bundle-meta.json');
-  await promisify(execFile)(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs'), dist, '--metafile', metafile], { cwd: root });
+  // (The code cache is made by a demo run against the emulator, which reads schemas/.)
   await symlink(join(root, 'schemas'), join(build, 'schemas'));
-  return { main: join(dist, 'bin', 'deflow.js'), dist: `${dist}/`, metafile, remove: () => rm(build, { recursive: true, force: true }) };
+  await promisify(execFile)(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs'), dist], { cwd: root });
+  return { main: join(dist, 'bin', 'deflow.js'), unbundled: join(dist, 'cli', 'main.js'), dist: `${dist}/`, remove: () => rm(build, { recursive: true, force: true }) };
 }

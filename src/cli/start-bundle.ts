@@ -1,0 +1,125 @@
+/**
+ * How the package's bin starts the CLI: the build bundles the whole CLI into one CommonJS
+ * script, `dist/bin/deflow.cjs`, and this module compiles it with V8's code cache of it.
+ *
+ * Most of a start is compiling JavaScript: the bundle's functions are parsed and turned into
+ * bytecode as they are first called. V8 can keep that bytecode in a code cache and load it
+ * instead; Node 20 does so for no ES module (`module.enableCompileCache` came in Node 22), but
+ * `vm.Script` takes a cache for a script. So the CLI is one script, and the build writes its
+ * cache (`code-cache/<V8 version>-<arch>-<digest of the bundle>.bin` beside the bundle) from a
+ * demo run against the emulator, which compiles what validating, quoting and running use.
+ *
+ * V8 checks that a cache was made by its own version with the same flags for a source of the
+ * same length, and rejects it otherwise: the script then compiles as usual. A start that finds
+ * no cache, or one rejected (another Node), writes a new one when it exits, for the next start,
+ * if the folder is writable (written aside and renamed into place: a reader never sees half a
+ * file). The bundle and its cache folder are replaced together by each build.
+ * `DEFLOW_CODE_CACHE=off` starts without the cache and writes none; `verbose` says on stderr
+ * what became of it.
+ */
+import { isAscii } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+
+/** The environment variable that turns the code cache off (`off`) or reports on it (`verbose`). */
+export const CODE_CACHE_ENV = 'DEFLOW_CODE_CACHE';
+
+/** What became of the code cache at a start: loaded, refused by V8, not there, or not looked for. */
+export type CodeCacheVerdict = 'used' | 'rejected' | 'missing' | 'off';
+
+/** A CommonJS bundle compiled and run, with its code cache's verdict. */
+export interface LoadedBundle {
+  readonly exports: Record<string, unknown>;
+  readonly verdict: CodeCacheVerdict;
+  /** The file the cache is read from and written to. */
+  readonly cacheFile: string;
+  /** Writes the cache of what has been compiled so far (atomically; false when it could not). */
+  writeCache(): boolean;
+}
+
+/**
+ * The code cache of a bundle for this process's V8 and architecture. V8 checks a cache against
+ * its source by length only, so the name holds a digest of the bundle's bytes: a cache is
+ * never applied to another bundle, even one of the same length left beside it.
+ */
+export function codeCacheFile(bundle: string, bytes: Buffer): string {
+  const digest = createHash('sha1').update(bytes).digest('hex').slice(0, 16);
+  return join(dirname(bundle), 'code-cache', `${process.versions.v8}-${process.arch}-${digest}.bin`);
+}
+
+/**
+ * Compiles the CommonJS script `bundle` with its code cache (unless `mode` is `off`) and runs
+ * it as Node runs a CommonJS module. The bundle must hold no `import()` (the build checks):
+ * Node 20 loses a script's dynamic-import callback when the script comes from a code cache.
+ */
+export function loadBundle(bundle: string, mode: string | undefined = process.env[CODE_CACHE_ENV]): LoadedBundle {
+  const off = mode === 'off';
+  const bytes = readFileSync(bundle);
+  const cacheFile = codeCacheFile(bundle, bytes);
+  let cachedData: Buffer | undefined;
+  if (!off) {
+    try {
+      cachedData = readFileSync(cacheFile);
+    } catch {
+      // No cache yet (or unreadable): compiled as usual, and written at exit.
+    }
+  }
+  // esbuild writes ASCII (it escapes the rest), which decodes faster as Latin-1. A hashbang line
+  // is a comment to Node's own loader; the line stays, to keep positions.
+  const source = (isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')).replace(/^#!/, '//');
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, {
+    filename: bundle,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  });
+  const verdict: CodeCacheVerdict = off ? 'off' : cachedData === undefined ? 'missing' : script.cachedDataRejected === true ? 'rejected' : 'used';
+  const module = { exports: {} as Record<string, unknown> };
+  const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
+  run(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  return {
+    exports: module.exports,
+    verdict,
+    cacheFile,
+    writeCache: () => writeAtomically(cacheFile, () => script.createCachedData()),
+  };
+}
+
+/**
+ * The bin: loads the CLI bundle and runs its `main`. When the cache was missing or rejected,
+ * the process writes one as it exits (once the command has compiled what it used).
+ */
+export function startBundle(bundle: string): void {
+  const mode = process.env[CODE_CACHE_ENV];
+  const loaded = loadBundle(bundle, mode);
+  const verbose = mode === 'verbose';
+  if (verbose) process.stderr.write(`deflow: code cache ${loaded.verdict} (${loaded.cacheFile})\n`);
+  if (loaded.verdict === 'missing' || loaded.verdict === 'rejected') {
+    process.once('exit', () => {
+      const written = loaded.writeCache();
+      if (verbose) process.stderr.write(`deflow: code cache ${written ? 'written' : 'not written'} (${loaded.cacheFile})\n`);
+    });
+  }
+  const main = loaded.exports.main;
+  if (typeof main !== 'function') throw new Error(`${bundle} exports no main()`);
+  void (main as () => Promise<void>)();
+}
+
+function writeAtomically(file: string, data: () => Buffer): boolean {
+  const aside = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(aside, data());
+    renameSync(aside, file);
+    return true;
+  } catch {
+    // A read-only install keeps starting without a cache.
+    try {
+      rmSync(aside, { force: true });
+    } catch {
+      // Nothing was written there either.
+    }
+    return false;
+  }
+}
