@@ -15,6 +15,17 @@ describe('the schema the loader compiles in pieces', () => {
     expect(JSON.stringify(core)).not.toContain('"with.');
   });
 
+  it('reports each bad value of a field shared by several steps (the same schema path failing twice)', () => {
+    // Found by the property below (seed 524904832): the two timeouts' alternatives were mixed
+    // up, each hid the other's errors, and the document passed.
+    const document = { version: 1, steps: { a: { task: 'video.upscale', timeout: 'soon' }, speak: { task: 'video.generate', timeout: 0 } } };
+    const problems = checkSchema(document, new YamlLocator('t.yaml', ''), { leaveToRules: false }).map((e) => e.message);
+    expect(problems).toEqual([
+      expect.stringContaining('steps.a.timeout: expected a duration such as 30, "90s", "10m" or "2h", got "soon"'),
+      expect.stringContaining('steps.speak.timeout: expected more than 0, got 0'),
+    ]);
+  });
+
   it('accepts and refuses exactly what the published schema does', () => {
     const full = new Ajv({ allErrors: true, allowUnionTypes: true, strict: false }).compile(buildWorkflowSchema());
     const locator = new YamlLocator('t.yaml', '');

@@ -117,7 +117,8 @@ function selectErrors(errors: readonly ErrorObject[], leaveToRules: boolean): Er
     const prefix = `${error.schemaPath}/`;
     const branches = new Map<string, ErrorObject[]>();
     for (const inner of kept) {
-      if (!inner.schemaPath.startsWith(prefix)) continue;
+      // The same schema path fails at every value it checks (two steps' timeouts): only this value's branches.
+      if (!inner.schemaPath.startsWith(prefix) || !isAtOrUnder(inner.instancePath, error.instancePath)) continue;
       const branch = inner.schemaPath.slice(prefix.length).split('/')[0] ?? '';
       branches.set(branch, [...(branches.get(branch) ?? []), inner]);
     }
@@ -130,6 +131,10 @@ function selectErrors(errors: readonly ErrorObject[], leaveToRules: boolean): Er
     if (!matched) out.push(mergedTypeError(error, [...branches.values()]));
   }
   return [...kept.filter((e) => !dropped.has(e)), ...out].sort(byPointer);
+}
+
+function isAtOrUnder(path: string, at: string): boolean {
+  return path === at || path.startsWith(`${at}/`);
 }
 
 function isLeftToRules(error: ErrorObject): boolean {
