@@ -19,10 +19,11 @@
  */
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
+import { writeFileAtomic } from '../common/index.js';
 
 /** The environment variable that turns the code cache off (`off`) or reports on it (`verbose`). */
 export const CODE_CACHE_ENV = 'DEFLOW_CODE_CACHE';
@@ -82,7 +83,16 @@ export function loadBundle(bundle: string, mode: string | undefined = process.en
     exports: module.exports,
     verdict,
     cacheFile,
-    writeCache: () => writeAtomically(cacheFile, () => script.createCachedData()),
+    writeCache: () => {
+      try {
+        mkdirSync(dirname(cacheFile), { recursive: true });
+        writeFileAtomic(cacheFile, script.createCachedData());
+        return true;
+      } catch {
+        // A read-only install keeps starting without a cache.
+        return false;
+      }
+    },
   };
 }
 
@@ -104,22 +114,4 @@ export function startBundle(bundle: string): void {
   const main = loaded.exports.main;
   if (typeof main !== 'function') throw new Error(`${bundle} exports no main()`);
   void (main as () => Promise<void>)();
-}
-
-function writeAtomically(file: string, data: () => Buffer): boolean {
-  const aside = `${file}.${process.pid}.tmp`;
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(aside, data());
-    renameSync(aside, file);
-    return true;
-  } catch {
-    // A read-only install keeps starting without a cache.
-    try {
-      rmSync(aside, { force: true });
-    } catch {
-      // Nothing was written there either.
-    }
-    return false;
-  }
 }
