@@ -42,7 +42,7 @@ import { DeapiClient } from '../src/client/deapi-client.js';
 import type { Clock } from '../src/common/clock.js';
 import { makeMp3 } from '../src/emulator/media/index.js';
 import { type RunningEmulator, startEmulator } from '../src/emulator/start-emulator.js';
-import type { RunEvent } from '../src/engine/events.js';
+import type { RunEvent } from '../src/engine/contracts/events.js';
 import { runWorkflow } from '../src/engine/run-workflow.js';
 import { GatedGovernor } from '../src/engine/run/submit-gate.js';
 import { startWebhookHints } from '../src/engine/webhooks/webhook-hints.js';

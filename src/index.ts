@@ -12,7 +12,7 @@ export {
   type StartEmulatorOptions,
   startEmulator,
 } from './emulator/start-emulator.js';
-export type { RunEvent, RunEventSink, RunStatus } from './engine/events.js';
+export type { RunEvent, RunEventSink, RunStatus } from './engine/index.js';
 export { type RunWorkflowOptions, runWorkflow } from './engine/run-workflow.js';
 export { type DurableOutcome, type RunDurablyOptions, runDurably } from './engine/run-durably.js';
 export { type DurableRun, type OpenDurableRunOptions, openDurableRun } from './engine/journal/durable-run.js';
@@ -57,7 +57,7 @@ export { UnexpectedResponseError } from './client/errors/unexpected-response-err
 export { NetworkError } from './client/errors/network-error.js';
 export { TransferError } from './client/errors/transfer-error.js';
 export { UnsafeUrlError } from './client/errors/unsafe-url-error.js';
-export { RunReportBuilder } from './report/run-report.js';
+export { RunReportBuilder } from './report/files/run-report.js';
 export {
   ENDPOINTS,
   type Endpoint,

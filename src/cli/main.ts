@@ -5,18 +5,18 @@ import { Command, CommanderError } from 'commander';
 import { API_KEY_ENV, isDeflowError } from '../common/index.js';
 import type { ModelInfo } from '../service/index.js';
 import type { CliIO } from '../common/index.js';
-import { registerAccountCommand } from './account.js';
-import { registerCompletionCommand } from './completion.js';
-import { registerEmulatorCommand } from './emulator.js';
-import { registerInitCommand } from './init.js';
+import { registerAccountCommand } from './commands/account.js';
+import { registerCompletionCommand } from './commands/completion.js';
+import { registerEmulatorCommand } from './commands/emulator.js';
+import { registerInitCommand } from './commands/init.js';
 import { EXIT, exitCodeFor } from '../common/index.js';
-import { registerModelsCommand } from './models.js';
-import { registerQuoteCommand } from './quote.js';
-import { registerReportCommand } from './report.js';
-import { registerRunCommand } from './run.js';
-import { registerStatusCommand } from './status.js';
-import { registerValidateCommand } from './validate.js';
-import { registerWorkerCommand } from './worker.js';
+import { registerModelsCommand } from './commands/models.js';
+import { registerQuoteCommand } from './commands/quote.js';
+import { registerReportCommand } from './commands/report.js';
+import { registerRunCommand } from './commands/run.js';
+import { registerStatusCommand } from './commands/status.js';
+import { registerValidateCommand } from './commands/validate.js';
+import { registerWorkerCommand } from './commands/worker.js';
 
 /**
  * Builds the command tree. Each command file adds itself (options and help only) and reports

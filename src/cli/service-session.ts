@@ -28,7 +28,7 @@ export async function openServiceSession(values: ServiceOptionValues, io: CliIO,
   }
   const log = values.verbose ? (line: string) => io.stderr.write(`deflow: ${line}\n`) : undefined;
   if (values.emulator) {
-    const { startEmulator } = await import('../emulator/start-emulator.js');
+    const { startEmulator } = await import('../emulator/index.js');
     const emulator = await startEmulator({ port: 0 });
     const apiKey = emulator.keys[role] || emulator.keys.admin || emulator.keys.api;
     const client = new DeapiClient({ apiKey, baseUrl: emulator.url, clock: emulator.clock, log });

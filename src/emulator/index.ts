@@ -1,1 +1,2 @@
 export { startEmulator } from './start-emulator.js';
+export { loadEmulatorConfig } from './config/config.js';

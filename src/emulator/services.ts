@@ -3,11 +3,11 @@
  * module keeps state of its own.
  */
 import type { Clock } from '../common/index.js';
-import type { Account } from './account.js';
-import type { KeyStore } from './auth.js';
-import type { FaultInjector } from './faults.js';
-import type { StatsRecorder } from './introspection.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { Account } from './account/account.js';
+import type { KeyStore } from './http/auth.js';
+import type { FaultInjector } from './config/faults.js';
+import type { StatsRecorder } from './http/introspection.js';
+import type { RateLimiter } from './limits/rate-limiter.js';
 import type { EmulatorConfig, EmulatorJob, ModelRegistry, ResolvedRequest, ResultFile } from './types.js';
 
 /** The part of the domain's job store the HTTP layer calls (src/emulator/types.ts, domain API). */

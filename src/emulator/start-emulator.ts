@@ -10,22 +10,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Clock, createVirtualClock } from '../common/index.js';
 import { DeflowError } from '../common/index.js';
-import { Account } from './account.js';
-import { KeyStore } from './auth.js';
-import { type ConfigOverrides, type EmulatorConfigInput, loadEmulatorConfig } from './config.js';
-import { FaultInjector } from './faults.js';
-import { type EmulatorJobSummary, type EmulatorStats, StatsRecorder, summariseJob } from './introspection.js';
-import { JobStore } from './job-store.js';
-import { createModelRegistry } from './model-registry.js';
-import { createRandom } from './random.js';
-import { RateLimiter } from './rate-limiter.js';
-import { createEmulatorServer, handleEmulatorRequest } from './server.js';
+import { Account } from './account/account.js';
+import { KeyStore } from './http/auth.js';
+import { type ConfigOverrides, type EmulatorConfigInput, loadEmulatorConfig } from './config/config.js';
+import { FaultInjector } from './config/faults.js';
+import { type EmulatorJobSummary, type EmulatorStats, StatsRecorder, summariseJob } from './http/introspection.js';
+import { JobStore } from './jobs/job-store.js';
+import { createModelRegistry } from './requests/model-registry.js';
+import { createRandom } from './config/random.js';
+import { RateLimiter } from './limits/rate-limiter.js';
+import { createEmulatorServer, handleEmulatorRequest } from './http/server.js';
 import type { EmulatorServices } from './services.js';
 import type { EmulatorConfig, EmulatorRuntime } from './types.js';
-import { WebhookSender } from './webhook-sender.js';
+import { WebhookSender } from './webhooks/webhook-sender.js';
 
-export type { ConfigOverrides, EmulatorConfigInput } from './config.js';
-export type { EmulatorJobSummary, EmulatorStats } from './introspection.js';
+export type { ConfigOverrides, EmulatorConfigInput } from './config/config.js';
+export type { EmulatorJobSummary, EmulatorStats } from './http/introspection.js';
 export type { EmulatorConfig } from './types.js';
 
 /** Options of {@link startEmulator}. */

@@ -1,11 +1,11 @@
-export type { DeferredPool, EventError, NodeRef, RunEvent, RunEventSink, RunStatus, SkipKind } from './events.js';
+export type { DeferredPool, EventError, NodeRef, RunEvent, RunEventSink, RunStatus, SkipKind } from './contracts/events.js';
 export { runOpened } from './run-durably.js';
 export type { RunOutcome } from './run-workflow.js';
-export { RESUMABLE_STATUSES, STATE_DIR_NAME, assertRunId, attributeSpend, chargedJobs, listRuns, openDurableRun, readInvocations, readJournal, readRunState, replayRunState, resolveStateDir, runPaths, stateLayout, summariseProgress } from './journal/index.js';
+export { digestWorkflow, RESUMABLE_STATUSES, STATE_DIR_NAME, assertRunId, attributeSpend, chargedJobs, listRuns, openDurableRun, readInvocations, readJournal, readRunState, replayRunState, resolveStateDir, runPaths, stateLayout, summariseProgress } from './journal/index.js';
 export type { DurableRun, RunProgress, RunSummary } from './journal/index.js';
 export { DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, clientPriceSource, compareQuotes, openQuoteCache, quoteInputFromGraph, quoteRun, readQuoteFile } from './quote/index.js';
 export type { BudgetVerdict, PriceMethod, Quote, QuoteComparison, QuoteDelta, QuoteTotal, QuotedItem, QuotedStep } from './quote/index.js';
-export type { BudgetOutcome, EarlierInvocation } from './events.js';
+export type { BudgetOutcome, EarlierInvocation } from './contracts/events.js';
 export { GatedGovernor } from './run/index.js';
 // Types only: the queue's values load the Redis client, which commands without --queue or --governor never need.
 export type { QueueRunStatusReport, RedisGovernor, RedisTarget, SharedGovernor } from './queue/index.js';

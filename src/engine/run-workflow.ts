@@ -12,7 +12,7 @@ import { createBlobStore } from './cache/index.js';
 import { BudgetGuard } from './run/index.js';
 import { type CacheLookup, NO_CACHE } from './cache/index.js';
 import { ConcurrencyController } from './run/index.js';
-import type { BudgetOutcome, DeferredPool, EarlierInvocation, RunEventSink, RunStatus } from './events.js';
+import type { BudgetOutcome, DeferredPool, EarlierInvocation, RunEventSink, RunStatus } from './contracts/events.js';
 import { DailyDeferrals } from './run/index.js';
 import type { JobContext, RunWebhooks } from './run/index.js';
 import { createScopeBuilder } from './run/index.js';

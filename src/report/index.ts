@@ -1,7 +1,7 @@
-export { writeChunksAtomic } from './atomic-write.js';
-export { renderQuoteMarkdown } from './quote-markdown.js';
+export { writeChunksAtomic } from './files/atomic-write.js';
+export { renderQuoteMarkdown } from './ci/quote-markdown.js';
 export { renderQuoteTable } from './quote-table.js';
-export { createReporters } from './select-renderers.js';
+export { createReporters } from './terminal/select-renderers.js';
 export { formatCost, formatTotal } from './format-cost.js';
-export { EVENT_LOG_NAME, EventLogRenderer, readEventLog } from './event-log.js';
-export { writeHtmlReport } from './write-html-report.js';
+export { EVENT_LOG_NAME, EventLogRenderer, readEventLog } from './terminal/event-log.js';
+export { writeHtmlReport } from './html/write-html-report.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
-import { registerValidateCommand } from '../../src/cli/validate.js';
+import { registerValidateCommand } from '../../src/cli/commands/validate.js';
 import { createFakeCliIO } from '../helpers/fake-cli-io.js';
 import { writeTree } from '../workflow/helpers.js';
 

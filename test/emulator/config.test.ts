@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeflowError } from '../../src/common/deflow-error.js';
-import { loadEmulatorConfig } from '../../src/emulator/config.js';
+import { loadEmulatorConfig } from '../../src/emulator/config/config.js';
 
 let dir: string;
 beforeAll(async () => {

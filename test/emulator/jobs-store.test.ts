@@ -2,9 +2,9 @@ import { fileTypeFromBuffer } from 'file-type';
 import { imageSize } from 'image-size';
 import { parseBuffer } from 'music-metadata';
 import { describe, expect, it } from 'vitest';
-import { JobStore } from '../../src/emulator/job-store.js';
+import { JobStore } from '../../src/emulator/jobs/job-store.js';
 import type { EmulatorJob, JobsConfig, ResolvedRequest } from '../../src/emulator/types.js';
-import { validateRequest } from '../../src/emulator/validate-request.js';
+import { validateRequest } from '../../src/emulator/requests/validate-request.js';
 import { createManualClock } from '../helpers/manual-clock.js';
 import { jsonBody, models, post } from './validation-helpers.js';
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { loadEmulatorConfig } from '../../src/emulator/config.js';
+import { loadEmulatorConfig } from '../../src/emulator/config/config.js';
 import { API_KEY, call, useEmulator, withKeys } from '../helpers/emulator-http.js';
 import { startReceiver } from './webhook-receiver.js';
 

@@ -5,7 +5,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import { imageSize } from 'image-size';
 import { parseBuffer, parseFile } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectMedia } from '../../src/emulator/inspect-media.js';
+import { inspectMedia } from '../../src/emulator/media/inspect-media.js';
 import { makeJpeg, makeMp3, makeMp4, makePng, makeWav, makeWebp } from '../../src/emulator/media/index.js';
 
 let dir: string;

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeMp3, makeMp4, makePng } from '../../src/emulator/media/index.js';
-import { priceMicros } from '../../src/emulator/prices.js';
+import { priceMicros } from '../../src/emulator/account/prices.js';
 import type { ParsedBody } from '../../src/emulator/types.js';
-import { validateRequest } from '../../src/emulator/validate-request.js';
+import { validateRequest } from '../../src/emulator/requests/validate-request.js';
 import { formBody, jsonBody, models, post } from './validation-helpers.js';
 
 let dir: string;

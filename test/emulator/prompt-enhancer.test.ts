@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { enhancePrompt } from '../../src/emulator/prompt-enhancer.js';
-import { validateRequest } from '../../src/emulator/validate-request.js';
+import { enhancePrompt } from '../../src/emulator/jobs/prompt-enhancer.js';
+import { validateRequest } from '../../src/emulator/requests/validate-request.js';
 import { jsonBody, models, post } from './validation-helpers.js';
 
 async function enhance(path: string, values: Record<string, unknown>) {

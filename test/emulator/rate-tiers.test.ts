@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadEmulatorConfig } from '../../src/emulator/config.js';
+import { loadEmulatorConfig } from '../../src/emulator/config/config.js';
 import { API_KEY, call, rateHeaders, useEmulator, withKeys } from '../helpers/emulator-http.js';
 
 // The public docs' published tiers, copied literally from service-facts.md §5.

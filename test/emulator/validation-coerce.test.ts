@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { coerceArray, coerceBoolean, coerceInteger, coerceLoras, coerceNumber, coerceTextOrTexts } from '../../src/emulator/coerce.js';
-import { attributeName, summariseErrors } from '../../src/emulator/error-messages.js';
+import { coerceArray, coerceBoolean, coerceInteger, coerceLoras, coerceNumber, coerceTextOrTexts } from '../../src/emulator/requests/coerce.js';
+import { attributeName, summariseErrors } from '../../src/emulator/requests/error-messages.js';
 
 describe('Laravel-lenient coercion', () => {
   it.each([

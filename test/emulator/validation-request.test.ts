@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeMp3, makeMp4, makePng, makeWav } from '../../src/emulator/media/index.js';
-import { validateRequest } from '../../src/emulator/validate-request.js';
+import { validateRequest } from '../../src/emulator/requests/validate-request.js';
 import { formBody, jsonBody, models, post } from './validation-helpers.js';
 
 const strict = { allowHttpWebhooks: false };

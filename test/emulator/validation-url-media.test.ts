@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectPlatform, urlMediaSeconds } from '../../src/emulator/url-media.js';
+import { detectPlatform, urlMediaSeconds } from '../../src/emulator/media/url-media.js';
 
 describe('URL sources', () => {
   it.each([

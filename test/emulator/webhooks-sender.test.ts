@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createVirtualClock } from '../../src/common/clock.js';
 import type { EmulatorJob, WebhooksConfig } from '../../src/emulator/types.js';
-import { serialiseWebhookBody } from '../../src/emulator/webhook-payload.js';
-import { WebhookSender } from '../../src/emulator/webhook-sender.js';
+import { serialiseWebhookBody } from '../../src/emulator/webhooks/webhook-payload.js';
+import { WebhookSender } from '../../src/emulator/webhooks/webhook-sender.js';
 import { startReceiver } from './webhook-receiver.js';
 
 const SECRET = 'per-request-secret-0123456789abcdef';

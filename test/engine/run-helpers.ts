@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { DeapiClient } from '../../src/client/deapi-client.js';
 import type { EmulatorConfigInput, RunningEmulator } from '../../src/emulator/start-emulator.js';
-import type { RunEvent, RunEventSink } from '../../src/engine/events.js';
+import type { RunEvent, RunEventSink } from '../../src/engine/contracts/events.js';
 import { quoteRun } from '../../src/engine/quote/quote.js';
 import { quoteInputFromGraph } from '../../src/engine/quote/quote-input-from-graph.js';
 import { clientPriceSource } from '../../src/engine/quote/quote-price-source.js';

@@ -22,7 +22,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { onTestFinished } from 'vitest';
 import type { Clock } from '../../src/common/index.js';
-import { seededRandom } from '../../src/emulator/seeded-random.js';
+import { seededRandom } from '../../src/emulator/config/seeded-random.js';
 
 export const FAULTS = ['latency', 'down', 'bandwidth', 'slow-body', 'stall', 'reset', 'cut-after-headers', 'cut-mid-body'] as const;
 export type Fault = (typeof FAULTS)[number];

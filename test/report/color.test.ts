@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPalette, shouldUseColor } from '../../src/report/color.js';
+import { createPalette, shouldUseColor } from '../../src/report/terminal/color.js';
 
 describe('shouldUseColor', () => {
   it.each([

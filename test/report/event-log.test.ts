@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/engine/index.js';
-import { EventLogRenderer, readEventLog } from '../../src/report/event-log.js';
+import { EventLogRenderer, readEventLog } from '../../src/report/terminal/event-log.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

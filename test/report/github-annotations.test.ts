@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeCommandData, escapeCommandProperty, formatWorkflowCommand } from '../../src/common/workflow-command.js';
-import { renderAnnotations } from '../../src/report/github-annotations.js';
-import { RunReportBuilder } from '../../src/report/run-report.js';
+import { renderAnnotations } from '../../src/report/ci/github-annotations.js';
+import { RunReportBuilder } from '../../src/report/files/run-report.js';
 import { failed, node, runFinished, runStarted, sampleRun, T0, unknown } from './run-events.js';
 
 describe('workflow command escaping (as @actions/core command.ts)', () => {

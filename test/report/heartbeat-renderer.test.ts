@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../src/engine/events.js';
-import { HeartbeatRenderer } from '../../src/report/heartbeat-renderer.js';
+import type { RunEvent } from '../../src/engine/contracts/events.js';
+import { HeartbeatRenderer } from '../../src/report/terminal/heartbeat-renderer.js';
 import { done, failed, manualTicker, memoryStream, node, runFinished, runStarted, sampleRun, submitted, T0 } from './run-events.js';
 
 function lines(text: string): string[] {

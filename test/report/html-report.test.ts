@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { LoggedEvent } from '../../src/report/event-log.js';
-import { renderHtmlReport } from '../../src/report/html-report.js';
-import { buildTimeline } from '../../src/report/timeline-model.js';
+import type { LoggedEvent } from '../../src/report/terminal/event-log.js';
+import { renderHtmlReport } from '../../src/report/html/html-report.js';
+import { buildTimeline } from '../../src/report/html/timeline-model.js';
 
 const T0 = Date.UTC(2026, 10, 26, 23, 0, 0);
 

@@ -2,9 +2,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderJUnit, writeJUnit } from '../../src/report/junit.js';
-import { RunReportBuilder } from '../../src/report/run-report.js';
-import { escapeXmlAttribute, escapeXmlText } from '../../src/report/xml-escape.js';
+import { renderJUnit, writeJUnit } from '../../src/report/ci/junit.js';
+import { RunReportBuilder } from '../../src/report/files/run-report.js';
+import { escapeXmlAttribute, escapeXmlText } from '../../src/report/ci/xml-escape.js';
 import { failed, node, runFinished, runStarted, sampleRun, T0 } from './run-events.js';
 
 function sampleXml(): string {

@@ -2,10 +2,10 @@ import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendStepSummary } from '../../src/report/github-step-summary.js';
-import { renderMarkdownSummary } from '../../src/report/markdown-summary.js';
-import { codeSpan, escapeMarkdown } from '../../src/report/markdown-text.js';
-import { RunReportBuilder } from '../../src/report/run-report.js';
+import { appendStepSummary } from '../../src/report/ci/github-step-summary.js';
+import { renderMarkdownSummary } from '../../src/report/ci/markdown-summary.js';
+import { codeSpan, escapeMarkdown } from '../../src/report/ci/markdown-text.js';
+import { RunReportBuilder } from '../../src/report/files/run-report.js';
 import { failed, node, runFinished, runStarted, sampleRun, skipped, T0 } from './run-events.js';
 
 function sampleBuilder(): RunReportBuilder {

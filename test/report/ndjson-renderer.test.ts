@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NdjsonRenderer } from '../../src/report/ndjson-renderer.js';
+import { NdjsonRenderer } from '../../src/report/terminal/ndjson-renderer.js';
 import { memoryStream, sampleRun } from './run-events.js';
 
 describe('NdjsonRenderer', () => {

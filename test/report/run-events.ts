@@ -1,4 +1,4 @@
-import type { EventError, NodeRef, RunEvent } from '../../src/engine/events.js';
+import type { EventError, NodeRef, RunEvent } from '../../src/engine/contracts/events.js';
 
 /** Epoch ms of every synthetic run's start: 2026-01-02T03:04:05.000Z. */
 export const T0 = Date.UTC(2026, 0, 2, 3, 4, 5);

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect, it } from 'vitest';
-import { RunReportBuilder } from '../../src/report/run-report.js';
+import { RunReportBuilder } from '../../src/report/files/run-report.js';
 import { done, node, runStarted, T0 } from './run-events.js';
 
 // A real collection before each reading, so garbage from building events does not count.

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunReportBuilder } from '../../src/report/run-report.js';
+import { RunReportBuilder } from '../../src/report/files/run-report.js';
 import { done, node, runStarted, sampleRun, submitted, T0 } from './run-events.js';
 
 function buildSample(): RunReportBuilder {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HeartbeatRenderer } from '../../src/report/heartbeat-renderer.js';
-import { createProgressRenderer, TtyRenderer } from '../../src/report/tty-renderer.js';
+import { HeartbeatRenderer } from '../../src/report/terminal/heartbeat-renderer.js';
+import { createProgressRenderer, TtyRenderer } from '../../src/report/terminal/tty-renderer.js';
 import { done, manualTicker, memoryStream, node, runFinished, runStarted, sampleRun, T0 } from './run-events.js';
 
 // SGR ("select graphic rendition") sequences set colours; cursor movement uses other final letters.

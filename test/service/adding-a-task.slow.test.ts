@@ -36,9 +36,9 @@ describe('adding a task id', () => {
   it('fails to compile at the catalogue and every per-task table until each handles it', () => {
     const errors = filesWithErrors((s) => s.replace("  | 'prompt.enhance';", "  | 'prompt.enhance'\n  | 'audio.voice-clone';"));
     expect([...errors.keys()].sort()).toEqual([
-      'src/emulator/job-timing.ts',
-      'src/emulator/prices.ts',
-      'src/emulator/result-plan.ts',
+      'src/emulator/jobs/job-timing.ts',
+      'src/emulator/account/prices.ts',
+      'src/emulator/jobs/result-plan.ts',
       'src/engine/quote/price-classes.ts',
       'src/engine/quote/quote-estimate.ts',
       'src/service/tasks.ts',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplate } from '../../src/workflow/expressions/compile-template.js';
 import { evaluateCondition, gatherResults, renderTemplate, renderValue } from '../../src/workflow/expressions/evaluate.js';
 import { findTemplates } from '../../src/workflow/expressions/find-templates.js';
-import { compileValue } from '../../src/workflow/model/compile-value.js';
+import { compileValue } from '../../src/workflow/build/compile-value.js';
 import { YamlLocator } from '../../src/workflow/yaml/yaml-locator.js';
 
 const locator = new YamlLocator('t.yaml', '');

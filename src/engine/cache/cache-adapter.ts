@@ -14,7 +14,7 @@ import type { GraphStep, JobGraph } from '../../workflow/index.js';
 import type { BlobStore } from './blob-store.js';
 import type { CacheAnswer, CacheLookup, CacheQuery } from './cache-lookup.js';
 import { createFileDigester, type FileDigester } from './file-digest.js';
-import type { NodeResult } from '../run/index.js';
+import type { NodeResult } from '../contracts/node-result.js';
 import { type CacheEntry, type CacheResult, cacheKey, type ResultCache } from './result-cache.js';
 
 /** `result_url` of a cached media result: the engine maps it back to the blob when a later step uploads it. */

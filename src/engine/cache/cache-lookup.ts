@@ -3,8 +3,8 @@
  * cache (result-cache.ts) implements it in issue 8; the default finds nothing.
  */
 import type { RequestFields } from '../../client/index.js';
-import type { NodeResult } from '../run/index.js';
-import type { RecordedNode } from '../run/index.js';
+import type { NodeResult } from '../contracts/node-result.js';
+import type { RecordedNode } from '../contracts/state-recorder.js';
 
 /** A job about to be submitted, with everything its cache key depends on. */
 export interface CacheQuery {

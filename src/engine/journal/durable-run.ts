@@ -27,7 +27,7 @@ import { removeJournalSnapshot, writeJournalSnapshot } from './journal-snapshot.
 import { canonicalJson } from '../../common/index.js';
 import { type PaidNode, paidSeed, planResume, type ResumePlan, type ResumeSeed, type UnknownNode } from './resume-plan.js';
 import { attributeSpend, chargedJobs, finishInvocation, startInvocation } from './invocations.js';
-import type { EarlierInvocation } from '../events.js';
+import type { EarlierInvocation } from '../contracts/events.js';
 import { createRunDir, listRuns, newRunId, RESUMABLE_STATUSES, readRunMeta, type RunMetaStatus, type RunSummary, runPaths, writeRunMeta } from './state-dir.js';
 
 export interface OpenDurableRunOptions {

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../common/index.js';
-import type { EarlierInvocation } from '../events.js';
+import type { EarlierInvocation } from '../contracts/events.js';
 import type { RunState as ReplayedRun } from './journal-replay.js';
 import type { RecordOf } from './journal-records.js';
 

@@ -6,7 +6,7 @@
  * result its downstream steps read), what is in flight (to poll, not resubmit) and what is
  * unknown.
  */
-import type { EventError, RunStatus } from '../events.js';
+import type { EventError, RunStatus } from '../contracts/events.js';
 import type { Journal } from './journal.js';
 import type { JournalNodeIds } from './journal-node-ids.js';
 import type { JournalError, JournalResult } from './journal-records.js';

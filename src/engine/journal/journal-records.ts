@@ -4,7 +4,7 @@
  * `node` is the engine's stable id of a job-graph node within the run (step and item key).
  */
 import { DeflowError } from '../../common/index.js';
-import type { RunStatus } from '../events.js';
+import type { RunStatus } from '../contracts/events.js';
 
 /** The journal format this code writes and reads. */
 export const JOURNAL_VERSION = 1;

@@ -17,7 +17,7 @@
  * Nodes the journal does not know (new files in a glob) simply run. Journal nodes no longer
  * in the workflow are ignored.
  */
-import type { EventError } from '../events.js';
+import type { EventError } from '../contracts/events.js';
 import type { JournalNodeIds } from './journal-node-ids.js';
 import type { JournalledResult } from './journal-recorder.js';
 import type { RunState as ReplayedRun } from './journal-replay.js';

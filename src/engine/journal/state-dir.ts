@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Clock } from '../../common/index.js';
 import { DeflowError, STATE_DIR_NAME } from '../../common/index.js';
 import { mkdirDurable, writeFileAtomic } from '../../common/index.js';
-import type { RunStatus } from '../events.js';
+import type { RunStatus } from '../contracts/events.js';
 import { readRunState, type RunState } from './journal-replay.js';
 import { readLockHolder } from './lock-file.js';
 

@@ -9,7 +9,7 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DeflowError } from '../../common/index.js';
-import type { EventError, RunStatus } from '../events.js';
+import type { EventError, RunStatus } from '../contracts/events.js';
 import type { RecordedDone, RecordedNode, StateRecorder } from '../run/index.js';
 import type { NodeJobData, NodeJobProgress, NodeJobResult } from './node-job.js';
 import { BULL_PREFIX } from './queue-names.js';

@@ -5,7 +5,7 @@
  * The worker adds the intent before the POST and the `request_id` on arrival, and returns
  * how the node ended.
  */
-import type { EventError } from '../events.js';
+import type { EventError } from '../contracts/events.js';
 import type { NodeResult } from '../run/index.js';
 
 export interface NodeJobData {

@@ -9,7 +9,7 @@
 import { type Job, type Queue } from 'bullmq';
 import { DailyLimitError } from '../../client/index.js';
 import { DeflowError, isErrorCode } from '../../common/index.js';
-import type { EventError } from '../events.js';
+import type { EventError } from '../contracts/events.js';
 import { countReaders, type JobContext, type NodeOutcome, type NodeResult, type NodeRunners } from '../run/index.js';
 import type { CompletionWatch, JobFinish } from './completion-watch.js';
 import type { NodeJobData, NodeJobProgress, NodeJobResult } from './node-job.js';

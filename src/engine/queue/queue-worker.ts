@@ -18,7 +18,7 @@ import type { DeapiClient } from '../../client/index.js';
 import { DailyLimitError } from '../../client/index.js';
 import type { Clock } from '../../common/index.js';
 import { DeflowError } from '../../common/index.js';
-import type { RunEventSink } from '../events.js';
+import type { RunEventSink } from '../contracts/events.js';
 import { BudgetGuard, type NodeOutcome, ResultStore, resumeNode, RunControl, runNode, toEventError } from '../run/index.js';
 import { defineLockedUpdate, JobRecorder } from './job-recorder.js';
 import type { NodeJobData, NodeJobResult } from './node-job.js';

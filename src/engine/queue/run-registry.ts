@@ -5,7 +5,7 @@
  * started again for the same workflow finds its unfinished run here and resumes it.
  */
 import type { Redis } from 'ioredis';
-import type { RunStatus } from '../events.js';
+import type { RunStatus } from '../contracts/events.js';
 import { accountKeys } from './queue-names.js';
 
 export type QueueRunStatus = 'running' | RunStatus;

@@ -10,7 +10,7 @@ import { DeflowError } from '../../common/index.js';
 import type { Clock } from '../../common/index.js';
 import { JobGraph, validateWorkflow } from '../../workflow/index.js';
 import { type BlobStore, CacheAdapter, type CacheLookup, createBlobStore, createResultCache, NO_CACHE } from '../cache/index.js';
-import type { RunEventSink } from '../events.js';
+import type { RunEventSink } from '../contracts/events.js';
 import { digestWorkflow, stateLayout } from '../journal/index.js';
 import { createScopeBuilder, type JobContext, PollEstimator, RunPricer, RunState, type ScopeBuilder, SubmitWindow } from '../run/index.js';
 import { DispatchRecorder } from './job-recorder.js';

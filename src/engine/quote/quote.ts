@@ -14,7 +14,7 @@
 import { readFile } from 'node:fs/promises';
 import pLimit from 'p-limit';
 import { type Clock, DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, systemClock } from '../../common/index.js';
-import type { RunEventSink } from '../events.js';
+import type { RunEventSink } from '../contracts/events.js';
 import { createFileDigester } from '../cache/index.js';
 import { createDurationReader } from './media-duration.js';
 import { DEFAULT_FIT_TOLERANCE, type FitTolerance, roundUsd } from './price-fit.js';

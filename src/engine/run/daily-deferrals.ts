@@ -6,7 +6,7 @@
  * for the reset instead of deferring.
  */
 import type { Clock } from '../../common/index.js';
-import type { DeferredPool, RunEventSink } from '../events.js';
+import type { DeferredPool, RunEventSink } from '../contracts/events.js';
 
 /** Options of {@link DailyDeferrals}. */
 export interface DailyDeferralOptions {

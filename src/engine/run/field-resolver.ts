@@ -13,7 +13,7 @@ import { type FieldSpec, TRANSCRIBE_AUDIO_FILE, TRANSCRIBE_SOURCE_FILE } from '.
 import type { GraphStep, JobGraph, PreparedScope } from '../../workflow/index.js';
 import { renderRequest } from '../../workflow/index.js';
 import type { BlobStore } from '../cache/index.js';
-import type { NodeResult } from './node-result.js';
+import type { NodeResult } from '../contracts/node-result.js';
 import { canonicalJson } from '../../common/index.js';
 
 /** A node's request fields, and what identifies them. */

@@ -15,7 +15,7 @@ import { PermissionError } from '../../client/index.js';
 import { ServerError } from '../../client/index.js';
 import type { JobFailure } from '../../client/index.js';
 import { isErrorCode, type Redactor } from '../../common/index.js';
-import type { EventError } from '../events.js';
+import type { EventError } from '../contracts/events.js';
 
 /** Why the run stops submitting. */
 export type StopReason = 'interrupted' | 'over-budget' | 'daily-limit' | 'refused' | 'fatal';

@@ -10,7 +10,7 @@ import type { JobStatus } from '../../client/index.js';
 import { DeflowError } from '../../common/index.js';
 import type { ResultKind, TaskSpec } from '../../service/index.js';
 import type { BlobStore } from '../cache/index.js';
-import type { NodeResult } from './node-result.js';
+import type { NodeResult } from '../contracts/node-result.js';
 
 const TEXT_KINDS: ReadonlySet<ResultKind> = new Set(['text', 'json', 'vectors']);
 

@@ -4,7 +4,7 @@
  * finished or been skipped. A chain therefore holds results in proportion to the jobs in
  * flight; only a gather, which reads every item at once, holds a whole step's results.
  */
-import type { NodeResult } from './node-result.js';
+import type { NodeResult } from '../contracts/node-result.js';
 
 export class ResultStore {
   private readonly results = new Map<number, { result: NodeResult; readers: number }>();

@@ -4,7 +4,7 @@
  * unknown item, or one left out as invalid (`--keep-going`), makes it a failure.
  */
 import { EXIT } from '../../common/index.js';
-import type { RunStatus } from '../events.js';
+import type { RunStatus } from '../contracts/events.js';
 import type { StopReason } from './job-errors.js';
 import type { RunCounts } from './run-state.js';
 

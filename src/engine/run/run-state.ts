@@ -6,10 +6,10 @@
  */
 import type { Clock } from '../../common/index.js';
 import type { JobGraph } from '../../workflow/index.js';
-import type { EventError, NodeRef, RunEventSink, SkipKind } from '../events.js';
-import type { NodeResult } from './node-result.js';
+import type { EventError, NodeRef, RunEventSink, SkipKind } from '../contracts/events.js';
+import type { NodeResult } from '../contracts/node-result.js';
 import { itemKey } from '../../workflow/index.js';
-import { NO_RECORDER, type RecordedNode, type StateRecorder } from './state-recorder.js';
+import { NO_RECORDER, type RecordedNode, type StateRecorder } from '../contracts/state-recorder.js';
 
 /** Node states, as stored in {@link RunState.status}. */
 export const NODE = {

@@ -9,7 +9,7 @@ import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DeflowError } from '../../common/index.js';
 import type { BlobStore } from '../cache/index.js';
-import type { NodeResult } from './node-result.js';
+import type { NodeResult } from '../contracts/node-result.js';
 
 /** Writes `result` to `destPath` (absolute, already checked to be under `outputDir`). */
 export async function saveOutput(result: NodeResult, destPath: string, outputDir: string, blobs: BlobStore): Promise<void> {

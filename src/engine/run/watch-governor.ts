@@ -5,7 +5,7 @@
  */
 import type { Governor, GovernorEvents } from '../../client/index.js';
 import type { Clock } from '../../common/index.js';
-import type { RunEventSink } from '../events.js';
+import type { RunEventSink } from '../contracts/events.js';
 
 /**
  * Starts forwarding; returns the function that stops it. `daily: false` leaves used-up daily

@@ -1,5 +1,5 @@
 import { expressionsOf } from '../expressions/compile-template.js';
-import { templatesOf } from '../model/compile-value.js';
+import { templatesOf } from '../build/compile-value.js';
 import type { CompiledExpression, Reference, StepDef, Workflow } from '../types.js';
 
 /** A `steps.<id>` use inside a step, with the expression it is in. */

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { DeflowError } from '../../common/index.js';
-import { isRecord } from '../model/plain.js';
+import { isRecord } from '../build/plain.js';
 import { WORKFLOW_CODES, WorkflowError, WorkflowInvalidError } from '../workflow-error.js';
 import { parseYaml } from '../yaml/parse-yaml.js';
 import { readSourceFile } from '../yaml/read-source-file.js';

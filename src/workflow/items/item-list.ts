@@ -1,4 +1,4 @@
-import { isRecord } from '../model/plain.js';
+import { isRecord } from '../build/plain.js';
 
 /**
  * One item as expressions see it (`item.*`). Built on demand from the list's source values, so

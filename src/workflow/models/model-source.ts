@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { MODEL_CATALOGUE, type ModelInfo } from '../../service/index.js';
-import { isRecord } from '../model/plain.js';
+import { isRecord } from '../build/plain.js';
 
 /** Where the model list used for validation came from. */
 export type ModelSourceKind = 'service' | 'cache' | 'built-in';

@@ -8,7 +8,7 @@ import { LOADER_AJV_OPTIONS } from './loader-ajv-options.js';
 import { mapAjvError } from './map-ajv-error.js';
 import { splitWorkflowSchema } from './split-workflow-schema.js';
 import { STANDALONE_VALIDATORS_DIR, withValidatorFile } from './standalone-validator-files.js';
-import { entriesOf, isRecord, own } from '../model/plain.js';
+import { entriesOf, isRecord, own } from '../build/plain.js';
 
 /** Options for {@link checkSchema}. */
 export interface CheckSchemaOptions {

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { buildWorkflow } from '../model/build-workflow.js';
+import { buildWorkflow } from '../build/build-workflow.js';
 import { checkSchema } from '../schema/check-schema.js';
 import type { Workflow } from '../types.js';
 import type { WorkflowError } from '../workflow-error.js';

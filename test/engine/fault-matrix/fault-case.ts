@@ -15,7 +15,7 @@ import { request } from 'undici';
 import { DeapiClient } from '../../../src/client/deapi-client.js';
 import { isErrorCode } from '../../../src/common/error-codes.js';
 import type { RunningEmulator } from '../../../src/emulator/start-emulator.js';
-import type { RunEvent } from '../../../src/engine/events.js';
+import type { RunEvent } from '../../../src/engine/contracts/events.js';
 import { GatedGovernor } from '../../../src/engine/run/submit-gate.js';
 import { type FaultPlan, useFaultProxy } from '../../helpers/fault-proxy.js';
 import { useEmulator } from '../../helpers/emulator-http.js';

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../../src/emulator/start-emulator.js';
-import type { RunEvent } from '../../../src/engine/events.js';
+import type { RunEvent } from '../../../src/engine/contracts/events.js';
 import { readJournal } from '../../../src/engine/journal/journal-replay.js';
 import type { JournalRecord } from '../../../src/engine/journal/journal-records.js';
 import { type DurableOutcome, type RunDurablyInternals, runDurablyWith } from '../../../src/engine/run-durably.js';

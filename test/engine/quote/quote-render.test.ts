@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { quoteRun } from '../../../src/engine/quote/quote.js';
 import { compareQuotes, readQuoteFile } from '../../../src/engine/quote/quote-compare.js';
 import type { Quote } from '../../../src/engine/quote/quote-types.js';
-import { renderQuoteMarkdown } from '../../../src/report/quote-markdown.js';
+import { renderQuoteMarkdown } from '../../../src/report/ci/quote-markdown.js';
 import { renderQuoteTable } from '../../../src/report/quote-table.js';
 import { useEmulator } from '../../helpers/emulator-http.js';
 import { clientFor, stepOf, useTempDir, writeMp3s } from './quote-fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FirstPollWaves, untilOrAborted } from '../../../src/engine/run/first-poll-waves.js';
+import { FirstPollWaves, untilOrAborted } from '../../../src/engine/run/poll/first-poll-waves.js';
 
 /** Lets `count` jobs ask to send their first poll; returns how many went and the waits of the others. */
 function enterMany(waves: FirstPollWaves, count: number): { went: number; waiting: Array<Promise<void>> } {

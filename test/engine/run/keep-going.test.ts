@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeMp3 } from '../../../src/emulator/media/index.js';
 import { runWorkflow } from '../../../src/engine/run-workflow.js';
-import type { RunEvent } from '../../../src/engine/events.js';
+import type { RunEvent } from '../../../src/engine/contracts/events.js';
 import { validateWorkflow } from '../../../src/workflow/validate/validate-workflow.js';
 import { clientFor, useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
 

@@ -8,7 +8,7 @@ import { readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeMp3 } from '../../../src/emulator/media/index.js';
-import type { RunEvent } from '../../../src/engine/events.js';
+import type { RunEvent } from '../../../src/engine/contracts/events.js';
 import { runDurably } from '../../../src/engine/run-durably.js';
 import { validateWorkflow } from '../../../src/workflow/validate/validate-workflow.js';
 import type { RunningEmulator } from '../../../src/emulator/start-emulator.js';

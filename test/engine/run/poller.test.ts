@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeMp3 } from '../../../src/emulator/media/index.js';
-import { PollEstimator } from '../../../src/engine/run/poll-estimator.js';
+import { PollEstimator } from '../../../src/engine/run/poll/poll-estimator.js';
 import { runIn, useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
 
 /** Feeds the estimator jobs of random durations, polled at its own first-poll estimate. */

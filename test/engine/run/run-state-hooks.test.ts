@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeMp3 } from '../../../src/emulator/media/index.js';
 import type { CacheLookup } from '../../../src/engine/cache/cache-lookup.js';
-import type { NodeResult } from '../../../src/engine/run/node-result.js';
-import { NO_RECORDER, type RecordedNode, type StateRecorder } from '../../../src/engine/run/state-recorder.js';
+import type { NodeResult } from '../../../src/engine/contracts/node-result.js';
+import { NO_RECORDER, type RecordedNode, type StateRecorder } from '../../../src/engine/contracts/state-recorder.js';
 import { clientFor, runIn, useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
 
 const CHAIN = yaml(

@@ -1,0 +1,135 @@
+/** What `deflow quote` does (quote.ts defines the command): validate, price every job, render, exit by the verdict. */
+import { resolve } from 'node:path';
+import { DeflowError } from '../../common/index.js';
+import { type QuoteComparison, compareQuotes, readQuoteFile } from '../../engine/index.js';
+import { quoteRun } from '../../engine/index.js';
+import { openQuoteCache } from '../../engine/index.js';
+import { quoteInputFromGraph } from '../../engine/index.js';
+import { clientPriceSource } from '../../engine/index.js';
+import type { Quote } from '../../engine/index.js';
+import { resolveStateDir } from '../../engine/index.js';
+import { writeChunksAtomic } from '../../report/index.js';
+import { renderQuoteMarkdown } from '../../report/index.js';
+import { renderQuoteTable } from '../../report/index.js';
+import { formatErrors, formatWarnings } from '../../workflow/index.js';
+import { readGivenInputs } from '../../workflow/index.js';
+import { validateWorkflow } from '../../workflow/index.js';
+import { WorkflowInvalidError } from '../../workflow/index.js';
+import type { CliIO } from '../../common/index.js';
+import { EXIT } from '../../common/index.js';
+import { QUOTE_FORMATS as FORMATS } from '../commands/quote.js';
+import type { ServiceOptionValues } from '../service-options.js';
+import { withServiceSession } from '../service-session.js';
+
+export interface QuoteFlags extends ServiceOptionValues {
+  readonly input: string[];
+  readonly inputs?: string;
+  readonly format: string;
+  readonly maxCost?: string;
+  readonly allowUnpriced?: boolean;
+  readonly compareTo?: string;
+  readonly output?: string;
+  readonly stateDir?: string;
+  readonly quoteTtl: string;
+  /** commander's `--no-quote-cache`. */
+  readonly quoteCache: boolean;
+  readonly maxPriceRequests: string;
+  readonly fitThreshold: string;
+}
+
+export async function runQuote(file: string, flags: QuoteFlags, io: CliIO): Promise<number> {
+  const format = parseFormat(flags.format);
+  const maxCost = flags.maxCost === undefined ? undefined : parseNumber('--max-cost', flags.maxCost, 0);
+  const ttlMs = parseDuration(flags.quoteTtl);
+  const maxPriceRequests = parseNumber('--max-price-requests', flags.maxPriceRequests, 0, true);
+  const fitThreshold = parseNumber('--fit-threshold', flags.fitThreshold, 3, true);
+  let inputs: Awaited<ReturnType<typeof readGivenInputs>>;
+  try {
+    inputs = await readGivenInputs({ pairs: flags.input, ...(flags.inputs === undefined ? {} : { file: flags.inputs }), cwd: io.cwd });
+  } catch (error) {
+    if (!(error instanceof WorkflowInvalidError)) throw error;
+    io.stderr.write(`${formatErrors(error.errors).join('\n')}\n`);
+    return EXIT.usage;
+  }
+  const previous = flags.compareTo === undefined ? undefined : await readQuoteFile(resolvePath(io, flags.compareTo));
+
+  return withServiceSession(flags, io, 'api', async ({ client }) => {
+    const validation = await validateWorkflow(file, { inputs, cwd: io.cwd, fetchModels: () => client.listModels() });
+    const problems = [...formatErrors(validation.errors), ...formatWarnings(validation.warnings)];
+    if (problems.length > 0) io.stderr.write(`${problems.join('\n')}\n`);
+    if (!validation.ok || !validation.graph) return EXIT.usage;
+
+    const stateDir = resolveStateDir({ workflowPath: file, stateDir: flags.stateDir, cwd: io.cwd });
+    const cache = await openQuoteCache({ stateDir, scope: client.baseUrl, clock: client.clock, ttlMs, enabled: flags.quoteCache });
+    const abort = new AbortController();
+    void io.interrupted.then(() => abort.abort(new DeflowError('E_INTERRUPTED', 'interrupted: no quote was written')));
+    const quote = await quoteRun(quoteInputFromGraph(validation.graph, { runStartedAt: new Date(client.clock.now()).toISOString() }), {
+      prices: clientPriceSource(client),
+      clock: client.clock,
+      cache,
+      maxCost,
+      allowUnpriced: flags.allowUnpriced === true,
+      maxPriceRequests,
+      fitThreshold,
+      signal: abort.signal,
+    });
+    const comparison: QuoteComparison | undefined = previous && flags.compareTo ? compareQuotes(previous, quote, flags.compareTo) : undefined;
+    if (flags.output !== undefined) await writeChunksAtomic(resolvePath(io, flags.output), [`${JSON.stringify(quote, null, 2)}\n`]);
+    io.stdout.write(render(quote, format, comparison));
+    return exitFor(quote, io);
+  });
+}
+
+/** The exit code of a quote's verdict; the cause on stderr when it is not 0. */
+function exitFor(quote: Quote, io: CliIO): number {
+  switch (quote.verdict) {
+    case 'within':
+    case 'no-budget':
+      return EXIT.ok;
+    case 'unavailable':
+      io.stderr.write(`deflow: cannot price the workflow: ${quote.prices_unavailable?.message ?? quote.verdict_reason}; no budget verdict was reached\n`);
+      return EXIT.failed;
+    case 'over-budget':
+    case 'unpriced':
+    case 'over-balance':
+      io.stderr.write(`deflow: ${quote.verdict}: ${quote.verdict_reason}\n`);
+      return EXIT.overBudget;
+  }
+}
+
+function render(quote: Quote, format: (typeof FORMATS)[number], comparison: QuoteComparison | undefined): string {
+  if (format === 'json') return `${JSON.stringify(comparison ? { ...quote, comparison } : quote, null, 2)}\n`;
+  if (format === 'markdown') return renderQuoteMarkdown(quote, comparison);
+  return renderQuoteTable(quote, comparison);
+}
+
+function resolvePath(io: CliIO, path: string): string {
+  return resolve(io.cwd, path);
+}
+
+function usage(option: string, expected: string, got: string): DeflowError {
+  return new DeflowError('E_USAGE_OPTION', `${option}: expected ${expected}, got ${JSON.stringify(got)}`, { details: { option } });
+}
+
+function parseFormat(value: string): (typeof FORMATS)[number] {
+  const found = FORMATS.find((f) => f === value);
+  if (!found) throw usage('--format', FORMATS.join(', '), value);
+  return found;
+}
+
+function parseNumber(option: string, value: string, min: number, integer = false): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number < min || (integer && !Number.isInteger(number))) {
+    throw usage(option, `${integer ? 'a whole number' : 'a number'} ≥ ${min}`, value);
+  }
+  return number;
+}
+
+const UNITS: Readonly<Record<string, number>> = { s: 1e3, m: 60e3, h: 3600e3, d: 86_400e3 };
+
+/** `90s`, `30m`, `6h`, `2d`, or a number of seconds. */
+function parseDuration(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*([smhd]?)$/.exec(value.trim());
+  if (!match) throw usage('--quote-ttl', 'a duration such as 30m, 6h or 2d', value);
+  return Number(match[1]) * (UNITS[match[2] || 's'] ?? 1e3);
+}

@@ -1,0 +1,306 @@
+/** What `deflow run` does (run.ts defines the command and its exit codes). */
+import { join, relative, resolve } from 'node:path';
+import { DeflowError } from '../../common/index.js';
+import type { RunEventSink } from '../../engine/index.js';
+import { quoteRun } from '../../engine/index.js';
+import { openQuoteCache } from '../../engine/index.js';
+import { quoteInputFromGraph } from '../../engine/index.js';
+import { clientPriceSource } from '../../engine/index.js';
+import type { Quote } from '../../engine/index.js';
+import { type DurableRun, openDurableRun } from '../../engine/index.js';
+import { runOpened } from '../../engine/index.js';
+import type { RunOutcome } from '../../engine/index.js';
+import { assertRunId, resolveStateDir, stateLayout } from '../../engine/index.js';
+import { formatCost, renderQuoteTable, writeChunksAtomic } from '../../report/index.js';
+import { createReporters, EVENT_LOG_NAME } from '../../report/index.js';
+import { formatErrors, formatWarnings } from '../../workflow/index.js';
+import { formatPlan } from '../../workflow/index.js';
+import { JobGraph } from '../../workflow/index.js';
+import { readGivenInputs } from '../../workflow/index.js';
+import { validateWorkflow } from '../../workflow/index.js';
+import { WorkflowInvalidError } from '../../workflow/index.js';
+import type { CliIO } from '../../common/index.js';
+import { EXIT } from '../../common/index.js';
+import { formatResumeCommand } from '../resume-command.js';
+import { checkQueueFlags, runQueuedCommand } from './run-queued.js';
+import { deferredLines, excludedLines } from './run-notes.js';
+import { openRunSession, type RunSession, type RunSessionOptions } from './run-session.js';
+
+export interface RunFlags extends RunSessionOptions {
+  readonly input: string[];
+  readonly inputs?: string;
+  readonly concurrency?: string;
+  readonly maxCost?: string;
+  readonly allowUnpriced?: boolean;
+  readonly dryRun?: boolean;
+  readonly json?: boolean;
+  readonly report?: string;
+  readonly junit?: string;
+  readonly html?: string;
+  readonly output?: string;
+  readonly offline?: boolean;
+  readonly stateDir?: string;
+  readonly runId?: string;
+  readonly resubmitUnknown?: boolean;
+  /** commander's `--no-cache`. */
+  readonly cache?: boolean;
+  readonly webhookUrl?: string;
+  readonly webhookListen?: string;
+  readonly quiet?: boolean;
+  /** `--keep-going`: leave out items whose inputs fail the load-time checks and run the rest. */
+  readonly keepGoing?: boolean;
+  /** `--wait-daily`: wait for a used-up daily window to refill instead of deferring its items. */
+  readonly waitDaily?: boolean;
+  readonly queue?: string;
+  /** commander's `--no-color`. */
+  readonly color?: boolean;
+}
+
+export async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
+  const concurrency = flags.concurrency === undefined ? undefined : parseNumber('--concurrency', flags.concurrency, 1, true);
+  const maxCost = flags.maxCost === undefined ? undefined : parseNumber('--max-cost', flags.maxCost, 0);
+  const webhook = parseWebhookFlags(flags);
+  if (flags.runId !== undefined) assertRunId(flags.runId);
+  let inputs: Awaited<ReturnType<typeof readGivenInputs>>;
+  try {
+    inputs = await readGivenInputs({ pairs: flags.input, ...(flags.inputs === undefined ? {} : { file: flags.inputs }), cwd: io.cwd });
+  } catch (error) {
+    if (!(error instanceof WorkflowInvalidError)) throw error;
+    io.stderr.write(`${formatErrors(error.errors).join('\n')}\n`);
+    return EXIT.usage;
+  }
+  if (flags.queue !== undefined) checkQueueFlags(flags);
+  const session = await openRunSession(flags.queue === undefined ? flags : { ...flags, governor: flags.queue, governorOption: '--queue' }, io);
+  try {
+    const { client } = session;
+    const stateDir = resolveStateDir({ workflowPath: file, stateDir: flags.stateDir, cwd: io.cwd });
+    const validation = await validateWorkflow(file, {
+      inputs,
+      cwd: io.cwd,
+      offline: flags.offline === true,
+      modelCacheFile: stateLayout(stateDir).modelsFile,
+      ...(flags.offline ? {} : { fetchModels: () => client.listModels() }),
+      keepGoing: flags.keepGoing === true ? true : 'workflow',
+    });
+    const problems = [...formatErrors(validation.errors), ...excludedLines(validation.excluded), ...formatWarnings(validation.warnings)];
+    if (problems.length > 0) io.stderr.write(`${problems.join('\n')}\n`);
+    if (!validation.ok || !validation.graph) return EXIT.usage;
+    const graph = flags.output === undefined ? validation.graph : withOutputDir(validation.graph, resolve(io.cwd, flags.output));
+    const budget = maxCost ?? graph.workflow.budget.maxCost ?? null;
+    const quote = async (onEvent?: RunEventSink): Promise<Quote> =>
+      quoteRun(quoteInputFromGraph(graph, { runStartedAt: new Date(client.clock.now()).toISOString() }), {
+        prices: clientPriceSource(client),
+        clock: client.clock,
+        cache: await openQuoteCache({ stateDir, scope: client.baseUrl, clock: client.clock }),
+        maxCost: budget,
+        allowUnpriced: flags.allowUnpriced === true,
+        onEvent,
+      });
+    if (flags.dryRun) return await dryRun(io, flags, graph, await quote(), validation.plan);
+    if (flags.queue !== undefined) {
+      const queued = await runQueuedCommand(io, { graph, session, stateDir, queueUrl: flags.queue, inputs: inputs.values, budget, quote, concurrency, flags });
+      printSummary(io, { ...flags, report: queued.reportPath }, graph, queued.outcome, session);
+      const { status } = queued.outcome;
+      if (flags.quiet && queued.resumeCommand !== null && (status === 'interrupted' || status === 'daily-limit')) io.stderr.write(`resume with: ${queued.resumeCommand}\n`);
+      return queued.outcome.exitCode;
+    }
+
+    // An in-process emulator (--emulator) dies with the process, and with it the jobs of any earlier session.
+    const fresh = session.emulator !== null && flags.runId === undefined;
+    const durable = await openDurableRun({ stateDir, graph, clock: client.clock, runId: flags.runId, resubmitUnknown: flags.resubmitUnknown === true, fresh });
+    if (!flags.quiet) io.stderr.write(describeOpened(durable));
+    const resumeCommand = fresh
+      ? null
+      : formatResumeCommand({
+      workflow: graph.workflow.file,
+      runId: durable.runId,
+      stateDir,
+      inputs: inputs.values,
+      cwd: io.cwd,
+      extra: [
+        ...(flags.output === undefined ? [] : ['--output', flags.output]),
+        ...(maxCost === undefined ? [] : ['--max-cost', String(maxCost)]),
+        ...(flags.allowUnpriced ? ['--allow-unpriced'] : []),
+        ...(flags.keepGoing ? ['--keep-going'] : []),
+      ],
+    });
+    // The run's quote stays beside its journal, so `deflow status` can show quoted against actual.
+    const quoteAndKeep = async (onEvent: RunEventSink): Promise<Quote> => {
+      const made = await quote(onEvent);
+      await writeChunksAtomic(join(durable.paths.dir, 'quote.json'), [`${JSON.stringify(made)}\n`]).catch(() => {});
+      return made;
+    };
+    // Every run leaves its report on disk: --report, else the run's folder in the state folder.
+    const reportPath = flags.report ?? join(durable.paths.dir, 'report.json');
+    const reporters = createReporters(io, {
+      json: flags.json === true,
+      reportPath,
+      junitPath: flags.junit,
+      eventLogPath: join(durable.paths.dir, EVENT_LOG_NAME),
+      htmlPath: flags.html,
+      env: io.env,
+      quiet: flags.quiet,
+      ...(flags.color === false ? { color: false } : {}),
+    });
+    let outcome: RunOutcome;
+    try {
+      outcome = await runOpened(durable, {
+        graph,
+        client,
+        stateDir,
+        onEvent: reporters.sink,
+        ...(budget === null ? {} : { quote: quoteAndKeep, maxCost: budget, allowUnpriced: flags.allowUnpriced === true }),
+        concurrency,
+        interrupted: io.interrupted,
+        useCache: flags.cache !== false,
+        resumeCommand,
+        webhook,
+        excluded: validation.excluded.map((e) => ({ step: e.item!.step, index: e.item!.index, reason: e.message })),
+        waitDaily: flags.waitDaily === true,
+      });
+    } finally {
+      await reporters.finish().catch((error: unknown) => {
+        io.stderr.write(`deflow: ${error instanceof Error ? error.message : String(error)}\n`);
+      });
+    }
+    printSummary(io, { ...flags, report: reportPath }, graph, outcome, session);
+    const deferred = deferredLines(outcome.deferred, client.clock.now(), resumeCommand, client.clock.realPerVirtual !== 1);
+    if (deferred.length > 0) io.stderr.write(`${deferred.join('\n')}\n`);
+    if (outcome.status === 'over-budget' && !fresh) {
+      const unpriced = outcome.budget?.verdict === 'unpriced' && outcome.budget.refused === null;
+      io.stderr.write(`${unpriced ? 'run the unpriced items under per-job reservations' : 'resume with a higher cap'}: ${formatResumeCommand({
+        workflow: graph.workflow.file,
+        runId: durable.runId,
+        stateDir,
+        inputs: inputs.values,
+        cwd: io.cwd,
+        extra: [
+          ...(flags.output === undefined ? [] : ['--output', flags.output]),
+          '--max-cost',
+          String(unpriced ? (outcome.budget?.maxCost ?? 0) : suggestCap(outcome)),
+          ...(flags.allowUnpriced || unpriced ? ['--allow-unpriced'] : []),
+        ],
+      })}\n`);
+    }
+    // The renderers print it too, unless --quiet silenced them: a resumable run must say how.
+    if (flags.quiet && resumeCommand !== null && (outcome.status === 'interrupted' || outcome.status === 'daily-limit')) io.stderr.write(`resume with: ${resumeCommand}\n`);
+    return outcome.exitCode;
+  } finally {
+    await session.close();
+  }
+}
+
+/** `--dry-run`: the plan and the quote; nothing is submitted. */
+async function dryRun(io: CliIO, flags: RunFlags, graph: JobGraph, quote: Quote, plan: Parameters<typeof formatPlan>[0] | undefined): Promise<number> {
+  if (flags.json) io.stdout.write(`${JSON.stringify({ plan: plan ?? null, quote })}\n`);
+  else {
+    if (plan) io.stdout.write(`${formatPlan(plan, io.cwd).join('\n')}\n\n`);
+    io.stdout.write(renderQuoteTable(quote));
+    io.stderr.write(`dry run: nothing was submitted (${graph.nodeCount} jobs planned)\n`);
+  }
+  if (quote.prices_unavailable) {
+    io.stderr.write(`deflow: cannot price the workflow: ${quote.prices_unavailable.message}\n`);
+    return EXIT.failed;
+  }
+  return quote.verdict === 'over-budget' || quote.verdict === 'unpriced' ? EXIT.overBudget : EXIT.ok;
+}
+
+/** A cap that lets the rest of the run go: the quote's high end for the whole run, or what was about to be held. */
+function suggestCap(outcome: RunOutcome): number {
+  const refused = outcome.budget?.refused;
+  // Whatever was in flight at the refusal has settled into `spent` by now.
+  const atRefusal = refused ? outcome.spent + refused.amount : 0;
+  const quoted = outcome.quote ? outcome.quote.total.high : 0;
+  const cap = Math.max(atRefusal, quoted, outcome.budget?.maxCost ?? 0);
+  const step = cap >= 0.01 ? 100 : 10_000;
+  return Math.ceil(cap * step * (1 + 1e-9)) / step;
+}
+
+function printSummary(io: CliIO, flags: RunFlags, graph: JobGraph, outcome: RunOutcome, session: RunSession): void {
+  const lines: string[] = [];
+  if (outcome.error !== undefined && outcome.status !== 'interrupted') {
+    const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+    lines.push(`deflow: ${session.client.redact(message)}`);
+  }
+  // Why the budget stopped the run is said even with --quiet, like an error.
+  lines.push(...budgetLines(outcome));
+  if (flags.quiet) {
+    if (lines.length > 0) io.stderr.write(`${lines.join('\n')}\n`);
+    return;
+  }
+  if (outcome.counts.done > 0 && graph.workflow.steps.some((s) => s.save !== undefined)) {
+    lines.push(`outputs: ${relative(io.cwd, graph.outputDir) || '.'}`);
+  }
+  if (flags.report !== undefined) lines.push(`report: ${relative(io.cwd, flags.report) || flags.report}`);
+  if (flags.html !== undefined) lines.push(`html: ${relative(io.cwd, resolve(io.cwd, flags.html)) || flags.html}`);
+  if (outcome.counts.unknown > 0) {
+    lines.push(
+      `${outcome.counts.unknown} item(s) unknown: the service may or may not have their jobs (it has no idempotency key), so they are not submitted again; ` +
+        '`deflow status` lists them, --resubmit-unknown submits them knowingly',
+    );
+  }
+  const { pending, running } = outcome.counts;
+  if (outcome.status !== 'done' && outcome.status !== 'failed' && pending > 0) {
+    const where = flags.report ? `their request ids are in ${flags.report}` : 'their request ids are in the item-submitted events (--json, --report)';
+    const still = running > 0 ? `, ${running} still running on the service (${where})` : '';
+    lines.push(`stopped (${outcome.status}): ${pending - running} item(s) not started${still}`);
+  }
+  if (lines.length > 0) io.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/** Why an over-budget run stopped: the gate before it started, or the submission the cap refused. */
+function budgetLines(outcome: RunOutcome): string[] {
+  const budget = outcome.budget;
+  if (outcome.status !== 'over-budget' || budget === null) return [];
+  const cap = formatCost(budget.maxCost);
+  const refused = budget.refused;
+  if (refused === null) return [`over budget: refused to start, nothing was submitted: ${budget.reason ?? `the quote is above the cap of ${cap}`}`];
+  const { pending, running } = outcome.counts;
+  return [
+    `over budget: ${refused.node.step}[${refused.node.index}] (${refused.node.key}) was not submitted: holding ${formatCost(refused.amount)} (${refused.how}) ` +
+      `on top of ${formatCost(refused.spent)} spent and ${formatCost(refused.reserved)} reserved would pass the cap of ${cap}`,
+    `nothing was submitted past the cap: the jobs in flight were settled; spent ${formatCost(outcome.spent)} of ${cap}` +
+      `${outcome.spentEarlier > 0 ? ` (${formatCost(outcome.spentEarlier)} of it in earlier sessions)` : ''}; ${pending - running} item(s) left undone` +
+      `${running > 0 ? `, ${running} still running on the service` : ''}`,
+  ];
+}
+
+/** What the journal found, for stderr: a new run, or a resumed one and what it picks up. */
+function describeOpened(durable: DurableRun): string {
+  const lines = [...durable.notices];
+  const plan = durable.plan;
+  if (plan !== null) {
+    const c = plan.counts;
+    const parts = [`${c.done} done`, `${c.submitted} in flight (polled, not resubmitted)`];
+    if (c.unknown > 0) parts.push(`${c.unknown} unknown (not resubmitted)`);
+    if (c.resubmitted > 0) parts.push(`${c.resubmitted} unknown resubmitted (--resubmit-unknown)`);
+    if (c.retried > 0) parts.push(`${c.retried} failed, retried`);
+    lines.unshift(`resuming run ${durable.runId}: ${parts.join(', ')}`);
+  }
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+/** `--webhook-url` and `--webhook-listen` go together. */
+function parseWebhookFlags(flags: RunFlags): { url: string; listen: string } | undefined {
+  if (flags.webhookUrl === undefined && flags.webhookListen === undefined) return undefined;
+  if (flags.webhookUrl === undefined || flags.webhookListen === undefined) {
+    const [given, missing] = flags.webhookUrl === undefined ? ['--webhook-listen', '--webhook-url'] : ['--webhook-url', '--webhook-listen'];
+    throw new DeflowError('E_USAGE_OPTION', `${given}: expected ${missing} as well (the service calls the URL, the receiver listens at the address)`, { details: { option: given } });
+  }
+  return { url: flags.webhookUrl, listen: flags.webhookListen };
+}
+
+/** The same graph with `save` paths under another folder (`--output`). */
+function withOutputDir(graph: JobGraph, outputDir: string): JobGraph {
+  return new JobGraph({ workflow: graph.workflow, inputs: graph.inputs, outputDir, models: graph.models, steps: graph.steps, edges: graph.edges });
+}
+
+function parseNumber(option: string, value: string, min: number, integer = false): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number < min || (integer && !Number.isInteger(number))) {
+    throw new DeflowError('E_USAGE_OPTION', `${option}: expected ${integer ? 'a whole number' : 'a number'} ≥ ${min}, got ${JSON.stringify(value)}`, {
+      details: { option },
+    });
+  }
+  return number;
+}

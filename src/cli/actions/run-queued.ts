@@ -1,0 +1,104 @@
+/**
+ * `deflow run WORKFLOW --queue URL`: the coordinator of a distributed run. Validation, the
+ * quote, the report and the exit codes are those of an embedded run; the jobs are enqueued
+ * in Redis for `deflow worker` processes, and the run's state is the queue's (running it
+ * again resumes it; `deflow status --queue URL` reads it).
+ */
+import { join } from 'node:path';
+import type { CliIO } from '../../common/index.js';
+import { DeflowError } from '../../common/index.js';
+import type { Quote, RunEventSink, RunOutcome } from '../../engine/index.js';
+import { createReporters } from '../../report/index.js';
+import type { JobGraph } from '../../workflow/index.js';
+import { formatResumeCommand } from '../resume-command.js';
+import type { RunSession } from './run-session.js';
+
+export interface QueuedRunInput {
+  readonly graph: JobGraph;
+  readonly session: RunSession;
+  readonly stateDir: string;
+  readonly queueUrl: string;
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly budget: number | null;
+  readonly quote: (onEvent?: RunEventSink) => Promise<Quote>;
+  readonly concurrency: number | undefined;
+  readonly flags: {
+    readonly runId?: string;
+    readonly resubmitUnknown?: boolean;
+    readonly json?: boolean;
+    readonly report?: string;
+    readonly junit?: string;
+    readonly quiet?: boolean;
+    readonly color?: boolean;
+    readonly cache?: boolean;
+    readonly output?: string;
+    readonly maxCost?: string;
+  };
+}
+
+/** Flags that have no meaning for a coordinator, refused before anything is opened. */
+export function checkQueueFlags(flags: { readonly emulator?: boolean; readonly html?: string; readonly webhookUrl?: string; readonly webhookListen?: string; readonly governor?: string; readonly queue?: string }): void {
+  const refuse = (option: string, why: string): never => {
+    throw new DeflowError('E_USAGE_OPTION', `${option}: not with --queue (${why})`, { details: { option } });
+  };
+  if (flags.emulator) refuse('--emulator', 'workers in other processes cannot reach an in-process emulator; start `deflow emulator` and set DEAPI_BASE_URL for the coordinator and the workers');
+  if (flags.webhookUrl !== undefined || flags.webhookListen !== undefined) refuse('--webhook-url', 'workers poll the jobs they submit');
+  if (flags.html !== undefined) refuse('--html', 'the timeline is drawn from the event log an embedded run keeps; use --report');
+  if (flags.governor !== undefined && flags.governor !== flags.queue) refuse('--governor', "a queue run shares the rate limits through the queue's Redis");
+}
+
+/** Runs the coordinator; resolves with the outcome and where the report went. */
+export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promise<{ outcome: RunOutcome; reportPath: string; resumeCommand: string | null }> {
+  const { graph, session, stateDir, flags } = input;
+  const { shared, scope } = session;
+  if (shared === null || scope === null) throw new DeflowError('E_INTERNAL', 'the queue run has no shared governor');
+  const queue = await import('../../engine/distributed.js');
+  const target = queue.parseRedisUrl(input.queueUrl, '--queue');
+  const { digestWorkflow } = await import('../../engine/index.js');
+  const workflowDigest = await digestWorkflow(graph);
+  const opened = await queue.openQueueRun(shared.redis, scope, { runId: flags.runId, workflowDigest, clock: session.client.clock });
+  if (!flags.quiet) io.stderr.write(`${opened.resumed ? 'resuming' : 'starting'} run ${opened.runId} on ${target.display}: start workers with \`deflow worker --queue ${target.display}\`\n`);
+  const resumeCommand = formatResumeCommand({
+    workflow: graph.workflow.file,
+    runId: opened.runId,
+    stateDir,
+    inputs: input.inputs,
+    cwd: io.cwd,
+    extra: ['--queue', target.display, ...(flags.output === undefined ? [] : ['--output', flags.output]), ...(flags.maxCost === undefined ? [] : ['--max-cost', flags.maxCost])],
+  });
+  const reportPath = flags.report ?? join(stateDir, 'runs', opened.runId, 'report.json');
+  const reporters = createReporters(io, {
+    json: flags.json === true,
+    reportPath,
+    junitPath: flags.junit,
+    env: io.env,
+    quiet: flags.quiet,
+    ...(flags.color === false ? { color: false } : {}),
+  });
+  try {
+    const outcome = await queue.runQueued({
+      graph,
+      client: session.client,
+      stateDir,
+      onEvent: reporters.sink,
+      ...(input.budget === null ? {} : { quote: input.quote, maxCost: input.budget }),
+      concurrency: input.concurrency,
+      interrupted: io.interrupted,
+      resumeCommand,
+      target,
+      redis: shared.redis,
+      scope,
+      opened,
+      workflowDigest,
+      givenInputs: input.inputs,
+      cwd: io.cwd,
+      useCache: flags.cache !== false,
+      resubmitUnknown: flags.resubmitUnknown === true,
+    });
+    return { outcome, reportPath, resumeCommand };
+  } finally {
+    await reporters.finish().catch((error: unknown) => {
+      io.stderr.write(`deflow: ${error instanceof Error ? error.message : String(error)}\n`);
+    });
+  }
+}

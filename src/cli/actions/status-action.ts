@@ -1,0 +1,216 @@
+/** What `deflow status` does (status.ts defines the command): reads a run's journal and reports its progress. */
+import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { attributeSpend, chargedJobs, readInvocations, readRunState } from '../../engine/index.js';
+import type { Quote } from '../../engine/index.js';
+import { formatCost, formatTotal } from '../../report/index.js';
+import { type RunProgress, summariseProgress } from '../../engine/index.js';
+import { RESUMABLE_STATUSES, type RunSummary, runPaths } from '../../engine/index.js';
+import type { CliIO } from '../../common/index.js';
+import { EXIT, STATE_DIR_NAME } from '../../common/index.js';
+import { findRun, listRunsBelow } from '../find-run.js';
+import { formatResumeCommand } from '../resume-command.js';
+import { runQueueStatus } from './status-queue.js';
+import { formatTable } from '../text-table.js';
+
+export interface StatusFlags {
+  readonly stateDir?: string;
+  readonly json?: boolean;
+  readonly queue?: string;
+  readonly apiKeyFile?: string;
+}
+
+/** The status of a run as `--json` prints it. */
+export interface RunStatusJson {
+  /** 2: `unknowns[].requestId` became `request_id`. */
+  readonly format_version: 2;
+  readonly run_id: string;
+  /** `running`, `crashed`, or the status the run finished with. */
+  readonly status: RunSummary['status'];
+  /** A live process is writing the run now. */
+  readonly active: boolean;
+  readonly workflow: string | null;
+  readonly started_at: string | null;
+  readonly finished_at: string | null;
+  /**
+   * Per step: the counts, `cost` (USD charged in every session), `cost_quoted` (the point the
+   * run's quote gave the step, or null when it had none) and `quoted_unknown_items` (items that
+   * quote could not price: `cost_quoted` is then a lower bound).
+   */
+  readonly steps: readonly (RunProgress['steps'][number] & { readonly cost_quoted: number | null; readonly quoted_unknown_items: number })[];
+  /** The whole run's cost over every session (and per session), against its quote when it had one. */
+  readonly cost: {
+    readonly actual: number;
+    readonly quoted: { readonly point: number; readonly high: number; readonly unknown_items: number } | null;
+    readonly invocations: readonly {
+      readonly index: number;
+      readonly started_at: string | null;
+      readonly finished_at: string | null;
+      readonly status: string;
+      readonly cost_actual: number;
+    }[];
+  };
+  readonly unknowns: readonly { readonly node: string; readonly reason: string; readonly request_id: string | null }[];
+  readonly torn_tail: boolean;
+  /** The command that resumes the run, when a resume has anything to do. */
+  readonly resume_command: string | null;
+}
+
+export async function runStatus(run: string | undefined, flags: StatusFlags, io: CliIO): Promise<number> {
+  if (flags.queue !== undefined) return runQueueStatus(run, { ...flags, queue: flags.queue }, io);
+  if (run === undefined && flags.stateDir === undefined) return listStatus(flags, io);
+  const { stateDir, summary } = await findRun(run, flags.stateDir, io.cwd);
+  const replayed = await readRunState(runPaths(stateDir, summary.runId).journal);
+  const progress = summariseProgress(replayed);
+  const workflow = summary.meta?.workflow ?? replayed.run?.workflow ?? null;
+  const canResume = !summary.active && workflow !== null && (RESUMABLE_STATUSES.has(summary.status) || progress.resumable > 0);
+  const dir = runPaths(stateDir, summary.runId).dir;
+  const quote = await readRunQuote(dir);
+  const quoted = new Map(quote?.steps.map((step) => [step.id, step.subtotal]) ?? []);
+  const sessions = readInvocations(dir);
+  const entries = sessions.length > 0 ? sessions : [{ started_at: replayed.run?.started_at ?? 0, finished_at: null, status: 'unrecorded' }];
+  const invocations = attributeSpend(entries, chargedJobs(replayed)).map((e, i, all) => ({
+    index: i + 1,
+    started_at: iso(e.startedAt),
+    finished_at: iso(e.finishedAt ?? undefined),
+    status: summary.active && i === all.length - 1 ? 'running' : e.status,
+    cost_actual: e.spent,
+  }));
+  const steps = progress.steps.map((step) => {
+    const subtotal = quoted.get(step.step);
+    return { ...step, cost: usd(step.cost), cost_quoted: subtotal?.point ?? null, quoted_unknown_items: subtotal?.unknown_items ?? 0 };
+  });
+  const status: RunStatusJson = {
+    format_version: 2,
+    run_id: summary.runId,
+    status: summary.status,
+    active: summary.active,
+    workflow,
+    started_at: iso(summary.meta?.started_at ?? replayed.run?.started_at),
+    finished_at: iso(summary.meta?.finished_at ?? undefined),
+    steps,
+    cost: {
+      actual: usd(steps.reduce((sum, step) => sum + Math.round(step.cost * 1e6), 0) / 1e6),
+      quoted: quote === undefined ? null : { point: quote.total.point, high: quote.total.high, unknown_items: quote.total.unknown_items },
+      invocations,
+    },
+    unknowns: progress.unknowns.map(({ node, reason, requestId }) => ({ node, reason, request_id: requestId })),
+    torn_tail: replayed.tornTail,
+    resume_command: canResume ? formatResumeCommand({ workflow, runId: summary.runId, stateDir, inputs: replayed.run?.inputs ?? {}, cwd: io.cwd }) : null,
+  };
+  if (flags.json) io.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+  else io.stdout.write(`${formatStatus(status).join('\n')}\n`);
+  return EXIT.ok;
+}
+
+/** `deflow status --json` with no argument: every run under the current folder. */
+export interface RunListJson {
+  readonly format_version: 2;
+  /** Newest first. */
+  readonly runs: readonly {
+    readonly run_id: string;
+    readonly status: RunSummary['status'];
+    readonly active: boolean;
+    readonly workflow: string | null;
+    readonly state_dir: string;
+    readonly started_at: string | null;
+    readonly finished_at: string | null;
+  }[];
+}
+
+/** No argument: the runs of every state folder at or below the current folder, newest first. */
+async function listStatus(flags: StatusFlags, io: CliIO): Promise<number> {
+  const found = await listRunsBelow(io.cwd);
+  const list: RunListJson = {
+    format_version: 2,
+    runs: found.map(({ stateDir, summary }) => ({
+      run_id: summary.runId,
+      status: summary.status,
+      active: summary.active,
+      workflow: summary.meta?.workflow ?? null,
+      state_dir: stateDir,
+      started_at: iso(summary.meta?.started_at),
+      finished_at: iso(summary.meta?.finished_at ?? undefined),
+    })),
+  };
+  if (flags.json) {
+    io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  if (list.runs.length === 0) {
+    io.stdout.write(`no runs under ${io.cwd} (no ${STATE_DIR_NAME}/runs folder in it or below it)\n`);
+    return EXIT.ok;
+  }
+  const shown = (path: string | null): string => (path === null ? '—' : relative(io.cwd, path) || '.');
+  const rows = list.runs.map((r) => [r.run_id, r.active ? `${r.status} (active)` : r.status, shown(r.workflow), r.started_at ?? '—', r.finished_at ?? '—']);
+  io.stdout.write(`${formatTable(['run', 'status', 'workflow', 'started', 'finished'], rows)}\n\nfor one run's details: deflow status RUN (or a workflow file)\n`);
+  return EXIT.ok;
+}
+
+/** The human form: a header, a table of steps, the unknown items and the resume command. */
+export function formatStatus(status: RunStatusJson): string[] {
+  const state = status.active ? `${status.status} (a process is writing it now)` : status.status;
+  const lines = [`run ${status.run_id}: ${state}`];
+  if (status.workflow !== null) lines.push(`workflow: ${status.workflow}`);
+  if (status.started_at !== null) lines.push(`started: ${status.started_at}${status.finished_at === null ? '' : `, finished: ${status.finished_at}`}`);
+  if (status.torn_tail) lines.push('journal: its last record was torn by a crash and is ignored');
+  lines.push('');
+  if (status.steps.length === 0) lines.push('no item has been journalled yet');
+  else {
+    // Items waiting for a used-up daily window get their own column, only when there are some.
+    const deferred = status.steps.some((s) => s.deferred > 0);
+    const unsaved = status.steps.some((s) => s.unsaved > 0);
+    const rows = status.steps.map((s) => [
+      s.step,
+      String(s.done),
+      String(s.cached),
+      String(s.running),
+      ...(deferred ? [String(s.deferred)] : []),
+      String(s.unknown),
+      String(s.failed),
+      ...(unsaved ? [String(s.unsaved)] : []),
+      String(s.skipped + s.withdrawn),
+      formatCost(s.cost),
+      quotedCell(s),
+    ]);
+    lines.push(formatTable(['step', 'done', 'cached', 'running', ...(deferred ? ['deferred'] : []), 'unknown', 'failed', ...(unsaved ? ['paid, not saved'] : []), 'skipped', 'spent', 'quoted'], rows));
+    if (unsaved) lines.push('', 'paid, not saved: these jobs are paid for; the next run of the workflow fetches their results again and never submits them again');
+  }
+  const { cost } = status;
+  const quoted = cost.quoted === null ? 'not quoted' : `quoted ${formatTotal(cost.quoted)}`;
+  lines.push('', `cost: ${formatCost(cost.actual)} spent over ${cost.invocations.length} session${cost.invocations.length === 1 ? '' : 's'}; ${quoted}`);
+  if (cost.invocations.length > 1) {
+    for (const session of cost.invocations) lines.push(`  session ${session.index} (${session.started_at ?? '?'}, ${session.status}): ${formatCost(session.cost_actual)}`);
+  }
+  if (status.unknowns.length > 0) {
+    lines.push('', `unknown items (${status.unknowns.length}): the service may or may not have created their jobs; deflow never submits them again unless --resubmit-unknown is given`);
+    for (const unknown of status.unknowns) lines.push(`  ${unknown.node}: ${unknown.reason}`);
+  }
+  if (status.resume_command !== null) lines.push('', `resume: ${status.resume_command}`);
+  return lines;
+}
+
+/** A step's quoted cost: `—` when not quoted, a lower bound when items had no price. */
+function quotedCell(step: RunStatusJson['steps'][number]): string {
+  if (step.cost_quoted === null) return '—';
+  if (step.quoted_unknown_items === 0) return formatCost(step.cost_quoted);
+  return step.cost_quoted === 0 ? `${step.quoted_unknown_items} unpriced` : `≥ ${formatCost(step.cost_quoted)} (${step.quoted_unknown_items} unpriced)`;
+}
+
+/** The quote the run was started with (`deflow run` keeps it beside the journal), if any. */
+async function readRunQuote(dir: string): Promise<Quote | undefined> {
+  try {
+    const quote = JSON.parse(await readFile(join(dir, 'quote.json'), 'utf8')) as Partial<Quote>;
+    return quote.format_version === 2 && Array.isArray(quote.steps) && typeof quote.total === 'object' ? (quote as Quote) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function usd(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+function iso(ms: number | undefined): string | null {
+  return ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
+}

@@ -1,0 +1,86 @@
+/**
+ * `deflow status --queue URL [RUN]`: the progress of a distributed run, read from the queue's
+ * Redis (the account is the one of `DEAPI_API_KEY` or `--api-key-file` and `DEAPI_BASE_URL`):
+ * items per step and state, unknown items, workers seen, learned rates.
+ */
+import { resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { API_KEY_ENV, DEFAULT_BASE_URL, readApiKey } from '../../client/index.js';
+import type { CliIO } from '../../common/index.js';
+import { DeflowError, EXIT } from '../../common/index.js';
+import type { QueueRunStatusReport } from '../../engine/index.js';
+import { formatTable } from '../text-table.js';
+
+export interface QueueStatusFlags {
+  readonly queue: string;
+  readonly json?: boolean;
+  readonly apiKeyFile?: string;
+}
+
+export async function runQueueStatus(run: string | undefined, flags: QueueStatusFlags, io: CliIO): Promise<number> {
+  const queue = await import('../../engine/distributed.js');
+  const target = queue.parseRedisUrl(flags.queue, '--queue');
+  const apiKey = await readApiKey({ env: io.env, apiKeyFile: flags.apiKeyFile, stdin: io.stdin, cwd: io.cwd });
+  if (apiKey === undefined) throw new DeflowError('E_USAGE_NO_KEY', `no API key: the queue keeps each account's runs apart, so set $${API_KEY_ENV} (or --api-key-file) to the key the run used`);
+  const scope = queue.accountScope(io.env.DEAPI_BASE_URL?.trim() || DEFAULT_BASE_URL, apiKey);
+  const redis = await queue.openRedis(target, { purpose: 'status' });
+  try {
+    const workflow = run !== undefined && (await isFile(resolve(io.cwd, run))) ? resolve(io.cwd, run) : undefined;
+    const meta = await queue.findQueueRun(redis, scope, workflow !== undefined ? { workflow } : run !== undefined ? { runId: run } : {});
+    if (meta === undefined) {
+      const what = workflow !== undefined ? `no run of ${run}` : run === undefined ? 'no runs' : `no run ${JSON.stringify(run)}`;
+      throw new DeflowError('E_USAGE_NO_RUN', `${target.display}: ${what} in this queue for this account`, { details: { run: run ?? null } });
+    }
+    const report = await queue.readQueueStatus(redis, scope, meta);
+    if (flags.json) io.stdout.write(`${JSON.stringify(toJson(report), null, 2)}\n`);
+    else io.stdout.write(`${formatQueueStatus(report).join('\n')}\n`);
+    return EXIT.ok;
+  } finally {
+    await redis.quit().catch(() => redis.disconnect());
+  }
+}
+
+function toJson(report: QueueRunStatusReport) {
+  const { run } = report;
+  return {
+    format_version: 1,
+    run_id: run.runId,
+    mode: 'queue',
+    status: run.status,
+    workflow: run.workflow,
+    started_at: new Date(run.startedAt).toISOString(),
+    finished_at: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
+    steps: report.steps,
+    unknowns: report.unknowns,
+    workers: report.workers.map((w) => ({ host: w.host, pid: w.pid, last_seen: new Date(w.seen).toISOString() })),
+    rates: report.rates,
+  };
+}
+
+export function formatQueueStatus(report: QueueRunStatusReport): string[] {
+  const { run } = report;
+  const lines = [`run ${run.runId} (queue): ${run.status}`, `workflow: ${run.workflow}`, `started: ${new Date(run.startedAt).toISOString()}${run.finishedAt === null ? '' : `, finished: ${new Date(run.finishedAt).toISOString()}`}`, ''];
+  const rows = report.steps.map((s) => [s.step, String(s.done), String(s.cached), String(s.running), String(s.waiting), String(s.deferred), String(s.unknown), String(s.failed), String(s.skipped), String(s.pending), `$${s.cost.toFixed(4)}`]);
+  lines.push(formatTable(['step', 'done', 'cached', 'running', 'queued', 'deferred', 'unknown', 'failed', 'skipped', 'not queued', 'spent'], rows));
+  if (report.unknowns.length > 0) {
+    lines.push('', `unknown items (${report.unknowns.length}): the service may or may not have created their jobs; they are not submitted again`);
+    for (const unknown of report.unknowns) lines.push(`  ${unknown.node}: ${unknown.reason}`);
+  }
+  if (report.workers.length > 0) {
+    lines.push('', 'workers seen:');
+    for (const worker of report.workers) lines.push(`  ${worker.host} pid ${worker.pid}, last took a new run at ${new Date(worker.seen).toISOString()}`);
+  }
+  if (report.rates.length > 0) {
+    lines.push('', 'learned rate limits:');
+    for (const rate of report.rates) lines.push(`  ${rate.bucket}: ${rate.limit} per ${rate.window_seconds} s${rate.daily_remaining === null ? '' : `, ${rate.daily_remaining} left today`}`);
+  }
+  return lines;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,52 @@
+/** What `deflow validate` does (validate.ts defines the command): validate, then print the plan or the problems. */
+import { formatAnnotations } from '../../workflow/index.js';
+import { formatPlan } from '../../workflow/index.js';
+import { formatErrors, formatWarnings } from '../../workflow/index.js';
+import { readGivenInputs } from '../../workflow/index.js';
+import { validateWorkflow } from '../../workflow/index.js';
+import { WorkflowInvalidError } from '../../workflow/index.js';
+import type { CliIO } from '../../common/index.js';
+import { EXIT } from '../../common/index.js';
+import type { ValidateCommandOptions } from '../commands/validate.js';
+
+export interface ValidateFlags {
+  readonly input: string[];
+  readonly inputs?: string;
+  readonly offline?: boolean;
+  readonly json?: boolean;
+}
+
+export async function runValidate(file: string, flags: ValidateFlags, io: CliIO, options: ValidateCommandOptions): Promise<number> {
+  let inputs: Awaited<ReturnType<typeof readGivenInputs>>;
+  try {
+    inputs = await readGivenInputs({ pairs: flags.input, ...(flags.inputs === undefined ? {} : { file: flags.inputs }), cwd: io.cwd });
+  } catch (error) {
+    if (!(error instanceof WorkflowInvalidError)) throw error;
+    return report(io, flags, { ok: false, errors: error.errors, warnings: [] });
+  }
+  const fetchModels = flags.offline ? undefined : options.createModelFetcher?.(io);
+  const result = await validateWorkflow(file, {
+    inputs,
+    offline: flags.offline === true,
+    cwd: io.cwd,
+    ...(fetchModels ? { fetchModels } : {}),
+  });
+  return report(io, flags, result);
+}
+
+function report(io: CliIO, flags: ValidateFlags, result: Pick<Awaited<ReturnType<typeof validateWorkflow>>, 'ok' | 'errors' | 'warnings' | 'plan'>): number {
+  if (io.env.GITHUB_ACTIONS === 'true') {
+    const lines = [...formatAnnotations('error', result.errors), ...formatAnnotations('warning', result.warnings)];
+    // The runner reads workflow commands from both streams; with --json, stdout stays pure JSON.
+    if (lines.length > 0) (flags.json ? io.stderr : io.stdout).write(`${lines.join('\n')}\n`);
+  }
+  if (flags.json) {
+    const json = { format_version: 1, ok: result.ok, errors: result.errors.map((e) => e.toJSON()), warnings: result.warnings.map((w) => w.toJSON()), plan: result.plan ?? null };
+    io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+  } else {
+    const problems = [...formatErrors(result.errors), ...formatWarnings(result.warnings)];
+    if (problems.length > 0) io.stderr.write(`${problems.join('\n')}\n`);
+    if (result.plan) io.stdout.write(`${formatPlan(result.plan, io.cwd).join('\n')}\n`);
+  }
+  return result.ok ? EXIT.ok : EXIT.usage;
+}

@@ -1,0 +1,75 @@
+/** What `deflow worker` does (worker.ts defines the command): takes queued jobs until stopped. */
+import { API_KEY_ENV, DEFAULT_BASE_URL, DeapiClient, readApiKey } from '../../client/index.js';
+import type { CliIO } from '../../common/index.js';
+import { createFollowingClock, DeflowError, EXIT } from '../../common/index.js';
+import type { RunEvent } from '../../engine/index.js';
+
+export interface WorkerFlags {
+  readonly queue?: string;
+  readonly concurrency?: string;
+  readonly apiKeyFile?: string;
+  readonly apiKey?: string;
+  readonly verbose?: boolean;
+  readonly quiet?: boolean;
+  readonly lockMs?: string;
+  readonly grace?: string;
+}
+
+export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> {
+  if (flags.queue === undefined) throw new DeflowError('E_USAGE_OPTION', '--queue: expected the Redis URL of the queue (redis://HOST:PORT, as given to deflow run --queue)', { details: { option: '--queue' } });
+  if (flags.apiKey !== undefined) throw new DeflowError('E_USAGE_KEY_FLAG', `--api-key is not accepted (a key in a flag leaks into shell history); set $${API_KEY_ENV} or use --api-key-file`);
+  const concurrency = whole('--concurrency', flags.concurrency ?? '100', 1);
+  const lockMs = whole('--lock-ms', flags.lockMs ?? '30000', 500);
+  const graceMs = whole('--grace', flags.grace ?? '15', 0) * 1000;
+  const queue = await import('../../engine/distributed.js');
+  const target = queue.parseRedisUrl(flags.queue, '--queue');
+  const apiKey = await readApiKey({ env: io.env, apiKeyFile: flags.apiKeyFile, stdin: io.stdin, cwd: io.cwd });
+  if (apiKey === undefined) throw new DeflowError('E_USAGE_NO_KEY', `no API key: set $${API_KEY_ENV}, or pass --api-key-file PATH (or - to read it from standard input)`);
+  const baseUrl = io.env.DEAPI_BASE_URL?.trim() || DEFAULT_BASE_URL;
+  const scope = queue.accountScope(baseUrl, apiKey);
+  const say = (line: string): void => {
+    if (!flags.quiet) io.stderr.write(`deflow worker: ${line}\n`);
+  };
+  // Real time, unless the service is a deflow emulator in another process (its answers carry its clock).
+  const clock = createFollowingClock();
+  const shared = await queue.openSharedGovernor(target, { scope, clock });
+  const log = flags.verbose ? (line: string) => io.stderr.write(`deflow: ${line}\n`) : undefined;
+  const client = new DeapiClient({ apiKey, baseUrl, clock, governor: shared.governor, log });
+  try {
+    const worker = await queue.startQueueWorker({
+      target,
+      redis: shared.redis,
+      governor: shared.governor,
+      client,
+      scope,
+      concurrency,
+      lockMs,
+      graceMs,
+      log: say,
+      onEvent: (event) => describe(event, say),
+    });
+    say(`waiting for jobs on ${target.display} (${concurrency} per pool); stop with Ctrl-C`);
+    await io.interrupted;
+    say('stopping: no new jobs; jobs in flight settle or go back to the queue');
+    await worker.close();
+    say(`stopped after ${worker.finished} job(s)`);
+    return EXIT.ok;
+  } finally {
+    await client.close();
+    await shared.close();
+  }
+}
+
+/** One line per finished item. */
+function describe(event: RunEvent, say: (line: string) => void): void {
+  const at = 'node' in event ? `${event.node.step}[${event.node.index}]` : '';
+  if (event.type === 'item-done') say(`${at} done${event.cached ? ' (cached)' : ''}${event.outputs.length > 0 ? ` → ${event.outputs.join(', ')}` : ''}`);
+  else if (event.type === 'item-failed') say(`${at} failed: ${event.error.message}`);
+  else if (event.type === 'item-unknown') say(`${at} unknown: ${event.reason}`);
+}
+
+function whole(option: string, value: string, min: number): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value.trim()) || number < min) throw new DeflowError('E_USAGE_OPTION', `${option}: expected a whole number ≥ ${min}, got ${JSON.stringify(value)}`, { details: { option } });
+  return number;
+}

@@ -1,0 +1,21 @@
+/**
+ * `deflow report [RUN|WORKFLOW] --html FILE`: the HTML report of a run (a timeline of every
+ * job, rate-limit waits and 429s per pool, cost per step quoted vs actual, failures), drawn
+ * from the event log the run keeps in its state folder. The action lives in report-action.ts.
+ */
+import type { Command } from 'commander';
+import { STATE_DIR_NAME } from '../../common/index.js';
+import type { CliIO } from '../../common/index.js';
+import type { ActionWrapper } from '../main.js';
+import type { ReportFlags } from '../actions/report-action.js';
+
+/** Adds `deflow report`. */
+export function registerReportCommand(program: Command, io: CliIO, wrap: ActionWrapper): void {
+  program
+    .command('report')
+    .description('write the HTML report of a run: a timeline of every job, waits and 429s per pool, costs, failures')
+    .argument('[run]', 'run id, or a workflow file for its latest run (default: the newest run here or below)')
+    .requiredOption('--html <file>', 'write the self-contained HTML page to this file')
+    .option('--state-dir <dir>', `state folder (default: ${STATE_DIR_NAME} here, or beside the workflow file given)`)
+    .action(wrap(async (run: string | undefined, flags: ReportFlags) => (await import('../actions/report-action.js')).runReport(run, flags, io)));
+}

@@ -1,0 +1,29 @@
+/**
+ * `deflow validate WORKFLOW`: exit 0 and a plan when valid, exit 2 and one line per problem
+ * when not. The action lives in validate-action.ts, loaded when the command runs.
+ */
+import type { Command } from 'commander';
+import type { CliIO } from '../../common/index.js';
+import type { ModelInfo } from '../../service/index.js';
+import type { ActionWrapper } from '../main.js';
+import type { ValidateFlags } from '../actions/validate-action.js';
+import { addWorkflowInputOptions } from '../workflow-input-options.js';
+
+/** What the validate command can be given by the entry point. */
+export interface ValidateCommandOptions {
+  /** A live model-list fetcher when an API key is present (else undefined: cached models are used). */
+  readonly createModelFetcher?: (io: CliIO) => (() => Promise<readonly ModelInfo[]>) | undefined;
+}
+
+/** `deflow validate WORKFLOW`: exit 0 and a plan when valid, exit 2 and one line per problem when not. */
+export function registerValidateCommand(program: Command, io: CliIO, wrap: ActionWrapper, options: ValidateCommandOptions = {}): void {
+  addWorkflowInputOptions(
+    program
+      .command('validate')
+      .description('check a workflow without running it (YAML, schema, references, models, files) and print its plan')
+      .argument('<workflow>', 'workflow file (YAML)'),
+  )
+    .option('--offline', 'use cached models only: .deflow/models.json beside the workflow, else the built-in catalogue')
+    .option('--json', 'print { format_version, ok, errors, warnings, plan } as JSON on stdout (schemas/validate.schema.json)')
+    .action(wrap(async (file: string, flags: ValidateFlags) => (await import('../actions/validate-action.js')).runValidate(file, flags, io, options)));
+}

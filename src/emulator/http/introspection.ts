@@ -1,0 +1,101 @@
+/**
+ * `/_emulator/*`: counters and job list for tests and benchmarks. Not part of the service;
+ * unauthenticated, not rate limited and not counted.
+ */
+import type { Clock } from '../../common/index.js';
+import type { ApiResponse } from './responses.js';
+import { jsonResponse, routeNotFound } from './responses.js';
+import type { EmulatorJob } from '../types.js';
+
+/** GET /_emulator/stats. */
+export interface EmulatorStats {
+  /** Every /api and /results request. */
+  readonly requests: number;
+  /** Answers by HTTP status (`"200"`, `"429"`, …). */
+  readonly by_status: Readonly<Record<string, number>>;
+  /** Jobs created. */
+  readonly submissions: number;
+  /** Job-status answers with 200. */
+  readonly polls: number;
+  /** Price answers with 200. */
+  readonly quotes: number;
+  /** Result files served. */
+  readonly downloads: number;
+}
+
+/** One job of GET /_emulator/jobs. */
+export interface EmulatorJobSummary {
+  readonly request_id: string;
+  readonly task: string;
+  readonly status: EmulatorJob['status'];
+  readonly created_at: string;
+  /** When it finished (done or error), virtual time with milliseconds; null while it runs. */
+  readonly finished_at: string | null;
+  readonly endpoint: string;
+  readonly model: string | null;
+  readonly price: number;
+  readonly params_digest: string;
+  readonly progress: number;
+}
+
+type Counter = 'submissions' | 'polls' | 'quotes' | 'downloads';
+
+/** Counts requests and outcomes of one running emulator. */
+export class StatsRecorder {
+  #requests = 0;
+  readonly #byStatus = new Map<number, number>();
+  readonly #counters: Record<Counter, number> = { submissions: 0, polls: 0, quotes: 0, downloads: 0 };
+
+  /** An /api or /results request arrived. */
+  countRequest(): void {
+    this.#requests++;
+  }
+
+  /** It was answered with `status`. */
+  countStatus(status: number): void {
+    this.#byStatus.set(status, (this.#byStatus.get(status) ?? 0) + 1);
+  }
+
+  count(counter: Counter): void {
+    this.#counters[counter]++;
+  }
+
+  snapshot(): EmulatorStats {
+    const byStatus: Record<string, number> = {};
+    for (const [status, n] of [...this.#byStatus].sort((a, b) => a[0] - b[0])) byStatus[String(status)] = n;
+    return { requests: this.#requests, by_status: byStatus, ...this.#counters };
+  }
+}
+
+/** The job list entry of a job. */
+export function summariseJob(job: EmulatorJob): EmulatorJobSummary {
+  return {
+    request_id: job.requestId,
+    task: job.taskId,
+    status: job.status,
+    created_at: new Date(job.createdAt).toISOString(),
+    finished_at: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
+    endpoint: job.endpointPath,
+    model: job.model,
+    price: job.priceMicros / 1e6,
+    params_digest: job.paramsDigest,
+    progress: job.progress,
+  };
+}
+
+/** Answers GET /_emulator/{stats,jobs,clock}. */
+export function answerIntrospection(
+  path: string,
+  sources: { stats: StatsRecorder; jobs: () => readonly EmulatorJob[]; clock: Clock; timeScale: number },
+): ApiResponse {
+  switch (path) {
+    case '/_emulator/stats':
+      return jsonResponse(200, sources.stats.snapshot());
+    case '/_emulator/jobs':
+      return jsonResponse(200, sources.jobs().map(summariseJob));
+    case '/_emulator/clock':
+      return jsonResponse(200, { now_ms: Math.round(sources.clock.now()), time_scale: sources.timeScale });
+    default:
+      return routeNotFound(path);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The polling half of a node's life: poll its job until it is final (transient failures wait and
+ * ask again; a paid job whose status can no longer be read is unsaved or lost, never bought
+ * again), read its charge, and fetch its result (once more if the first transfer fails).
+ */
+import { DailyLimitError } from '../../../client/index.js';
+import type { JobStatus } from '../../../client/index.js';
+import { DeflowError } from '../../../common/index.js';
+import type { GraphStep } from '../../../workflow/index.js';
+import { isAccountRefusal, isTransientPollError, lostError, toEventError, unsavedError } from '../job-errors.js';
+import type { JobContext, NodeOutcome } from '../job-runner.js';
+import type { NodeResult } from '../../contracts/node-result.js';
+import { PollDeadlineError, pollJob } from './poller.js';
+import { collectJobResult } from '../result-passing.js';
+
+/**
+ * With webhooks, polls are the fallback for a lost delivery: planned waits are this many times
+ * the usual ones (a delivery normally ends the wait first, and then no status request is sent).
+ */
+const PUSHED_STRETCH = 3;
+
+/** Polls that fail this many times in a row (after the client's own retries) make the node unknown. */
+const MAX_POLL_FAILURES = 5;
+
+/** Polls until the job is final; transient failures wait and ask again. */
+export async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, job: { requestId: string; acceptedAt: number; submittedAt?: number }, signal: AbortSignal): Promise<JobStatus | NodeOutcome> {
+  const { state, control } = ctx;
+  const { requestId, acceptedAt, submittedAt } = job;
+  let failures = 0;
+  for (;;) {
+    try {
+      return await pollJob({
+        client: ctx.client,
+        clock: ctx.clock,
+        estimator: ctx.estimator,
+        key,
+        kind: step.task.resultKind,
+        requestId,
+        acceptedAt,
+        ...(submittedAt === undefined ? {} : { submittedAt }),
+        version: step.def.apiVersion,
+        timeoutMs: step.def.timeoutSeconds === undefined ? undefined : step.def.timeoutSeconds * 1000,
+        onProgress: (status) => state.progress(id, status.status, status.progress),
+        signal,
+        deadline: () => control.pollDeadline,
+        wait: ctx.webhooks === null ? undefined : (ms, waitSignal) => ctx.webhooks!.wakeups.sleep(requestId, ms, ctx.clock, waitSignal),
+        pushedStretch: ctx.webhooks === null ? undefined : PUSHED_STRETCH,
+      });
+    } catch (error) {
+      if (signal.aborted || error instanceof PollDeadlineError) return 'abandoned';
+      if (error instanceof DailyLimitError || isAccountRefusal(error)) {
+        control.stop(error instanceof DailyLimitError ? 'daily-limit' : 'refused', error);
+        return 'abandoned';
+      }
+      if (isTransientPollError(error) && ++failures < MAX_POLL_FAILURES) {
+        await ctx.clock.sleep(5000 * failures, signal).catch(() => {});
+        continue;
+      }
+      const event = toEventError(error, ctx.client.redact);
+      if (state.isPaid(id)) {
+        // Paid for earlier: never bought again. When the service no longer knows the job, its result is lost.
+        const gone = (error as { code?: string }).code === 'E_API_NOT_FOUND';
+        await state.unsaved(id, requestId, gone ? lostError(requestId, event) : unsavedError(requestId, error, ctx.client.redact), null);
+        return 'failed';
+      }
+      if ((error as { code?: string }).code === 'E_JOB_TIMEOUT') await state.failed(id, event, false);
+      else await state.unknown(id, `cannot read the status of job ${requestId}: ${event.message}`);
+      return (error as { code?: string }).code === 'E_JOB_TIMEOUT' ? 'failed' : 'unknown';
+    }
+  }
+}
+
+/**
+ * Fetches a done job's result, once more if the first transfer fails, both within what is
+ * left of the step's `timeout` (counted from the job's acceptance, as polling counts it): a
+ * slow or stalled result server ends as a coded E_TRANSFER error inside the step's timeout.
+ */
+export async function collectWithRetry(ctx: JobContext, step: GraphStep, job: { requestId: string; acceptedAt: number }, status: JobStatus, cost: number, signal: AbortSignal): Promise<NodeResult> {
+  const { requestId } = job;
+  const timeout = step.def.timeoutSeconds;
+  const endsAt = timeout === undefined ? undefined : job.acceptedAt + timeout * 1000;
+  const needs = { content: ctx.needsContent(step) };
+  const left = () => (endsAt === undefined ? undefined : endsAt - ctx.clock.now());
+  const attempt = (ms: number | undefined) => {
+    const deadline = ms === undefined ? {} : { deadlineMs: ms, deadlineLabel: `what was left of the step's timeout of ${timeout} s` };
+    return collectJobResult({ client: ctx.client, blobs: ctx.blobs, signal, ...deadline }, step.task, requestId, status, cost, needs);
+  };
+  const first = left();
+  if (first !== undefined && first <= 0) {
+    throw new DeflowError('E_TRANSFER', `job ${requestId}: no time left of the step's timeout (${timeout} s) to fetch its result`, { details: { requestId, timeoutSeconds: timeout } });
+  }
+  try {
+    return await attempt(first);
+  } catch (error) {
+    if (signal.aborted || (error as { code?: string }).code === 'E_RESULT_JSON') throw error;
+    const again = left();
+    // No time left for a second try: the first one's error says what happened.
+    if (again !== undefined && again <= 0) throw error;
+    return attempt(again);
+  }
+}
+
+/** The job's actual charge from its status (`price.amount`, or a bare number), when present. */
+export function readCost(status: JobStatus): number | undefined {
+  const price = status.raw.price;
+  if (typeof price === 'number' && Number.isFinite(price)) return price;
+  if (typeof price === 'object' && price !== null) {
+    const amount = (price as { amount?: unknown }).amount;
+    if (typeof amount === 'number' && Number.isFinite(amount)) return amount;
+  }
+  return undefined;
+}

@@ -1,0 +1,339 @@
+/**
+ * When to poll a job. Every status request spends the job-status pool, so the first poll goes
+ * out when the job is probably done: at the `quantile` of its task and model's durations.
+ * That quantile is tracked from what first polls find (done or not) rather than from measured
+ * durations, which a poll only bounds from above: after each first poll the estimate moves up
+ * by `rate·quantile` or down by `rate·(1 − quantile)` in log space, which settles where a
+ * share `quantile` of first polls find the job done. Until a job is first found running with
+ * a progress reading, first polls come early (a fifth of the estimate) and each job found
+ * done already cuts the estimate. A scout found running is read a second time soon after: two
+ * readings give the job's progress rate, hence its exact start and end (a job spends part of
+ * its life queued at 0 %, so one reading, `t·100/p` from acceptance, overshoots the end), and
+ * the scouts' ends set the estimate (the order statistic at the quantile). Once settled, a first
+ * poll that finds a job running reads its end from one reading and the measured queued share,
+ * and the estimate rises to the quantile of the last durations seen (jobs found done counted as
+ * no longer than the estimate): two scouts are a noisy sample, and when they were short the
+ * jobs polled next say so. So two scouts suffice (each costs two or three status requests
+ * more than a job polled once). Every first poll is re-planned on the estimate when it is due,
+ * and as soon as the search ends when it was planned before (poller.ts), and first polls due at
+ * once go out in waves (first-poll-waves.ts), so the rest of a batch waits one round trip for
+ * the first answers rather than paying a second poll each.
+ * A poll that finds a job running aims the next poll just past the end its progress points to
+ * (next-poll.ts).
+ */
+import type { ResultKind } from '../../../service/index.js';
+import { FirstPollWaves } from './first-poll-waves.js';
+import { CALIBRATING_PROGRESS, planNextPoll, type RunningObservation } from './next-poll.js';
+import { extrapolate, type ProgressReading, progressLine } from '../progress-line.js';
+
+export type { RunningObservation } from './next-poll.js';
+export type { ProgressReading } from '../progress-line.js';
+
+/** Options of {@link PollEstimator}. */
+export interface PollEstimatorOptions {
+  /**
+   * Share of jobs a first poll should find finished. A job found running costs a second status
+   * request; one found done was seen late by up to the estimate minus its duration, which delays
+   * what follows it. On the pipeline benchmark (60 items) 0.8 cost 1.22 status requests per job
+   * (up to 1.34 over 24 seeds), 0.9 cost 1.18 but 0.02-0.03 × the bound more makespan in real
+   * time (jobs accepted seconds apart, the latest items seen later).
+   * @default 0.85
+   */
+  readonly quantile?: number;
+  /**
+   * Step of the tracker in log space.
+   * @default 0.05
+   */
+  readonly rate?: number;
+  /**
+   * Longest wait between two polls of one job, ms.
+   * @default 120000
+   */
+  readonly maxDelayMs?: number;
+  /**
+   * Shortest wait between two polls of one job, ms.
+   * @default 100
+   */
+  readonly minDelayMs?: number;
+  /** Typical duration of a job of this result kind before any is observed, ms. */
+  readonly priorMs?: (kind: ResultKind) => number;
+}
+
+/** Typical job durations before any is observed (the service's own order of magnitude). */
+const PRIORS_MS: Readonly<Record<ResultKind, number>> = {
+  text: 10_000,
+  json: 30_000,
+  vectors: 2_000,
+  image: 8_000,
+  audio: 10_000,
+  video: 60_000,
+};
+
+interface Track {
+  /** Task and model. */
+  readonly key: string;
+  /** Current estimate of the quantile, ms. */
+  estimate: number;
+  /** First polls observed. */
+  observations: number;
+  /** No job of this key was found still running (with a progress reading) yet. */
+  searching: boolean;
+  /** Jobs found running without a progress reading while searching. */
+  silent: number;
+  /** The estimate was set from a progress reading (not only from the prior and the tracker). */
+  calibrated: boolean;
+  /** Jobs sent on early first polls while searching. */
+  scouts: number;
+  /** Exact durations (ms) of jobs read twice while the estimate was not calibrated. */
+  ends: number[];
+  /** Share of a job's life spent queued at 0 % (measured from two readings), or 0 until measured. */
+  queuedShare: number;
+  /** Jobs that measured `queuedShare`. */
+  shareSamples: number;
+  /** Single running readings while searching. */
+  readings: number;
+  /**
+   * Durations seen since the estimate settled, newest last: the scouts' ends and the ends that
+   * first polls finding a job running read from its progress (exact), and the jobs first polls
+   * found done (`done`: no longer than `ms`, and counted as no longer than the estimate).
+   */
+  seen: Array<{ ms: number; done: boolean }>;
+}
+
+/** Durations kept in {@link Track.seen}. */
+const SEEN = 40;
+
+/**
+ * Scout durations that calibrate an estimate (the quantile is read from them). Four cost 16-20
+ * status requests more per two-step run, 0.15 per job at 60 items; a short pair is corrected by
+ * the first polls that find jobs running past it (observeFirstPoll), a long pair by the tracker.
+ */
+const SCOUT_ENDS = 2;
+
+/** Jobs of a key that poll early while its duration is unknown. */
+const SCOUTS = SCOUT_ENDS;
+
+/** Jobs found running without progress before the early first polls stop. */
+const SILENT_JOBS_BEFORE_TRACKING = 3;
+
+/** Per-(task, model) first-poll estimates, shared by every job of a run. */
+export class PollEstimator {
+  private readonly tracks = new Map<string, Track>();
+  /** Jobs waiting for a key's search to end (its first polls planned on a provisional estimate). */
+  private readonly searchWaiters = new Map<string, Array<() => void>>();
+  private readonly quantile: number;
+  private readonly rate: number;
+  private readonly maxDelayMs: number;
+  private readonly minDelayMs: number;
+  private readonly prior: (kind: ResultKind) => number;
+  /** First polls of a key due at once go out in waves (first-poll-waves.ts). */
+  readonly waves = new FirstPollWaves();
+
+  constructor(options: PollEstimatorOptions = {}) {
+    this.quantile = options.quantile ?? 0.85;
+    this.rate = options.rate ?? 0.05;
+    this.maxDelayMs = options.maxDelayMs ?? 120_000;
+    this.minDelayMs = options.minDelayMs ?? 100;
+    this.prior = options.priorMs ?? ((kind) => PRIORS_MS[kind]);
+    if (!(this.quantile > 0 && this.quantile < 1)) throw new RangeError(`quantile: expected a number in (0, 1), got ${this.quantile}`);
+  }
+
+  /**
+   * How long after acceptance to poll a job of `key` (task and model) for the first time.
+   * Until a job of the key was found running, polls come early (a fifth of the estimate):
+   * one running job's progress tells its duration, while a prior can be off many times over.
+   */
+  firstDelay(key: string, kind: ResultKind, scout = true): number {
+    const track = this.track(key, kind);
+    if (!track.searching || !scout) return this.clamp(track.estimate);
+    // A few scouts poll early; the jobs started with them wait out the prior, since when many
+    // start together (a fan-out's first window) every early poll would pay the search again.
+    if (track.scouts < SCOUTS) {
+      track.scouts++;
+      return this.clamp(track.estimate / 5);
+    }
+    return this.clamp(track.estimate);
+  }
+
+  /** The estimate for `key` (ms), used to size concurrency. */
+  typicalMs(key: string, kind: ResultKind): number {
+    return this.track(key, kind).estimate;
+  }
+
+  /** The estimate for `key` (ms) once a running job's progress or a few first polls set it; undefined while still searching. */
+  settledMs(key: string): number | undefined {
+    const track = this.tracks.get(key);
+    return track && !track.searching ? track.estimate : undefined;
+  }
+
+  /**
+   * Resolves once the search for `key`'s duration has ended (at once when it has): a first poll
+   * planned on a provisional estimate (one scout's reading, or the prior) is re-planned then.
+   */
+  whenSettled(key: string): Promise<void> {
+    if (this.settledMs(key) !== undefined) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = this.searchWaiters.get(key) ?? [];
+      waiters.push(resolve);
+      this.searchWaiters.set(key, waiters);
+    });
+  }
+
+  private endSearch(track: Track): void {
+    track.searching = false;
+    const waiters = this.searchWaiters.get(track.key);
+    this.searchWaiters.delete(track.key);
+    for (const wake of waiters ?? []) wake();
+  }
+
+  /** Whether jobs of `key` have been observed yet. */
+  observed(key: string): boolean {
+    return (this.tracks.get(key)?.observations ?? 0) > 0;
+  }
+
+  /**
+   * A first poll, sent `elapsedMs` after acceptance, found the job finished (`done`) or not.
+   * Only answers that say something new move the estimate: a job found done no later than
+   * the estimate, or found running no earlier than it. When many jobs are in flight, answers
+   * to polls planned on an older estimate would otherwise push it the same way over and over.
+   */
+  observeFirstPoll(key: string, kind: ResultKind, elapsedMs: number, done: boolean, progress: number | null, queued = false): void {
+    const track = this.track(key, kind);
+    // Larger steps while few jobs were seen, so a poor prior is left behind within a few jobs.
+    const rate = Math.max(this.rate, 0.5 / Math.sqrt(track.observations + 1));
+    track.observations++;
+    if (done) {
+      if (track.searching) {
+        // Done already at an early poll: the prior is far too long, and another scout goes at a
+        // fifth of the shorter estimate (a job found done tells no duration, only a bound).
+        track.estimate = Math.min(track.estimate, elapsedMs * 2);
+        track.scouts = Math.max(0, track.scouts - 1);
+        return;
+      }
+      this.see(track, elapsedMs, true);
+      if (elapsedMs <= track.estimate * 1.1) track.estimate *= Math.exp(-rate * (1 - this.quantile));
+      return;
+    }
+    const extrapolated = extrapolate(elapsedMs, progress, track.queuedShare);
+    if (track.searching) {
+      // A scout found running is read again (nextDelay) and its two readings set the estimate.
+      // Still queued, it says nothing yet. Without progress (a service that reports none) the
+      // search goes on for a few jobs, then the tracker takes over from the estimate as it is.
+      if (extrapolated !== undefined) {
+        // Provisional (one reading overshoots by the queued time) until a second reading; when
+        // none comes (jobs polled once, progress that does not rise), the readings settle it.
+        track.estimate = extrapolated;
+        if (++track.readings >= SCOUT_ENDS * 2) {
+          this.endSearch(track);
+          track.calibrated = true;
+        }
+        return;
+      }
+      if (queued || ++track.silent < SILENT_JOBS_BEFORE_TRACKING) return;
+      this.endSearch(track);
+    } else if (!track.calibrated && extrapolated !== undefined && progress! >= CALIBRATING_PROGRESS) {
+      // The search ended on jobs still queued (no progress yet): the first reading sets the
+      // estimate, which the tracker would take dozens of jobs to climb to from the prior.
+      track.estimate = Math.max(track.estimate, extrapolated);
+      track.calibrated = true;
+    } else if (extrapolated !== undefined && track.shareSamples > 0 && progress! >= CALIBRATING_PROGRESS) {
+      // The job's end, read from its progress with the measured queued share: the estimate moves
+      // up to the quantile of what was seen, so a batch whose first wave mostly finds its jobs
+      // running (a short estimate) re-plans the rest on it.
+      this.see(track, extrapolated, false);
+      const estimate = track.estimate;
+      track.estimate = Math.max(estimate, this.quantileOf(track.seen.map(({ ms, done }) => (done ? Math.min(ms, estimate) : ms))));
+    } else if (elapsedMs >= track.estimate * 0.9) track.estimate *= Math.exp(rate * this.quantile);
+  }
+
+  private see(track: Track, ms: number, done: boolean): void {
+    track.seen.push({ ms, done });
+    if (track.seen.length > SEEN) track.seen.shift();
+  }
+
+  /** The order statistic of `values` at the quantile (of up to 12 at 0.85, the longest). */
+  private quantileOf(values: readonly number[]): number {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(this.quantile * (sorted.length + 1)) - 1))]!;
+  }
+
+  /**
+   * Two running readings of one job (a scout's, or any job polled twice): its progress rate
+   * gives its end and the share of its life spent queued. While the key's estimate is not
+   * calibrated, the ends set it.
+   */
+  observeReadings(key: string, kind: ResultKind, first: ProgressReading, second: ProgressReading): void {
+    const line = progressLine(first, second);
+    if (line === undefined) return;
+    const track = this.track(key, kind);
+    const share = Math.min(0.9, Math.max(0, line.start / line.end));
+    track.queuedShare = (track.queuedShare * track.shareSamples + share) / (track.shareSamples + 1);
+    track.shareSamples = Math.min(track.shareSamples + 1, 20);
+    // Only the search (and a search that ended uncalibrated) takes ends; the tracker does the rest.
+    if (track.calibrated) return;
+    track.ends.push(line.end);
+    track.ends.sort((a, b) => a - b);
+    // Settled once two are measured: when jobs arrive one by one (a chained step), the first
+    // alone would set the quantile. Until then the longest measured is the estimate.
+    if (!track.searching || track.ends.length >= SCOUT_ENDS) this.settleOnEnds(track);
+    else track.estimate = track.ends[track.ends.length - 1]!;
+  }
+
+  /** The order statistic of the scouts' ends at the quantile (of 2, the longest). */
+  private settleOnEnds(track: Track): void {
+    track.estimate = this.quantileOf(track.ends);
+    track.seen = track.ends.map((ms) => ({ ms, done: false }));
+    this.endSearch(track);
+    track.calibrated = true;
+  }
+
+  /**
+   * A scout's later poll found it finished. If no job was read twice yet (a short job), the
+   * search ends on the estimate so far, no longer than the time it took.
+   */
+  observeLaterDone(key: string, kind: ResultKind, elapsedMs: number): void {
+    const track = this.track(key, kind);
+    // Scouts read twice already: the search waits for more (later scouts, or jobs read twice at
+    // their first poll), since one short scout alone would set the quantile.
+    if (!track.searching || track.ends.length > 0) return;
+    track.estimate = Math.min(track.estimate, elapsedMs);
+    this.endSearch(track);
+  }
+
+  /**
+   * A job's exact duration (a verified webhook delivery came as it finished): until the
+   * estimate is calibrated it counts as a scout's end; then it steps the quantile tracker.
+   */
+  observeEnd(key: string, kind: ResultKind, durationMs: number): void {
+    const track = this.track(key, kind);
+    track.observations++;
+    if (!track.calibrated) {
+      track.ends.push(durationMs);
+      track.ends.sort((a, b) => a - b);
+      if (track.ends.length >= SCOUT_ENDS) this.settleOnEnds(track);
+      else track.estimate = track.ends[track.ends.length - 1]!;
+      return;
+    }
+    const rate = Math.max(this.rate, 0.5 / Math.sqrt(track.observations));
+    track.estimate *= Math.exp(durationMs <= track.estimate ? -rate * (1 - this.quantile) : rate * this.quantile);
+  }
+
+  /** The wait before the next poll of a job found still running (next-poll.ts). */
+  nextDelay(observation: RunningObservation): number {
+    const track = observation.key === undefined ? undefined : this.tracks.get(observation.key);
+    return this.clamp(planNextPoll(observation, track, this.minDelayMs));
+  }
+
+  private track(key: string, kind: ResultKind): Track {
+    let track = this.tracks.get(key);
+    if (!track) {
+      track = { key, estimate: this.prior(kind), observations: 0, searching: true, silent: 0, calibrated: false, scouts: 0, ends: [], queuedShare: 0, shareSamples: 0, readings: 0, seen: [] };
+      this.tracks.set(key, track);
+    }
+    return track;
+  }
+
+  private clamp(ms: number): number {
+    return Math.min(this.maxDelayMs, Math.max(this.minDelayMs, ms));
+  }
+}

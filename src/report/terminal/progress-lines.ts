@@ -1,0 +1,52 @@
+import type { RunEvent } from '../../engine/index.js';
+import { formatCost } from '../format-cost.js';
+import { formatDuration } from '../format-duration.js';
+import type { ProgressTotals, RunTally } from '../files/run-tally.js';
+
+/** `120/1000 done · 8 running · 2 failed · 0 skipped · $0.1234 spent` (` · N unknown` only when there are some). */
+export function formatProgress(totals: ProgressTotals): string {
+  const parts = [
+    `${totals.done}/${totals.items} done`,
+    `${totals.running} running`,
+    `${totals.failed} failed`,
+    `${totals.skipped} skipped`,
+  ];
+  if (totals.unknown > 0) parts.push(`${totals.unknown} unknown`);
+  parts.push(`${formatCost(totals.spent)} spent`);
+  return parts.join(' · ');
+}
+
+/** The line printed when the run ends: status, exit code, duration, counts, spend vs quote. */
+export function formatFinalSummary(tally: RunTally): string {
+  const finished = tally.finished;
+  const totals = tally.totals();
+  const status = finished === null ? 'stopped' : `${finished.status} (exit ${finished.exitCode})`;
+  // On an accelerated clock (the emulator's) the duration is the service's time, not the reader's.
+  const virtual = (tally.started?.timeScale ?? 1) !== 1 ? ' virtual' : '';
+  const elapsed = finished !== null && tally.started !== null ? ` in ${formatDuration(finished.ts - tally.started.ts)}${virtual}` : '';
+  const cached = totals.cached > 0 ? ` (${totals.cached} cached)` : '';
+  const quoted = finished?.quoted === null || finished?.quoted === undefined ? '' : ` of ${formatCost(finished.quoted)} quoted`;
+  const pending = totals.items - totals.done - totals.failed - totals.skipped - totals.unknown;
+  return [
+    `${status}${elapsed}: ${totals.done}/${totals.items} done${cached}`,
+    `${totals.failed} failed`,
+    `${totals.skipped} skipped`,
+    `${totals.unknown} unknown`,
+    ...(pending > 0 ? [`${pending} not finished`] : []),
+    `${formatCost(totals.spent)} spent${quoted}`,
+  ].join(' · ');
+}
+
+type ItemProblem = Extract<RunEvent, { type: 'item-failed' | 'item-unknown' }>;
+
+/** `transcribe[3] a.mp3: E_JOB_FAILED: message` for a failed or unknown item. */
+export function formatItemProblem(event: ItemProblem): string {
+  const label = `${event.node.step}[${event.node.index}] ${event.node.key}`;
+  if (event.type === 'item-unknown') return `${label}: outcome unknown (not resubmitted): ${event.reason}`;
+  return `${label}: ${event.error.code}: ${oneLine(event.error.message)}`;
+}
+
+/** Folds line breaks so one message stays one log line. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ');
+}
