@@ -7,7 +7,7 @@
  * more (the composition root).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
