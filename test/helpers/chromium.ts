@@ -1,20 +1,19 @@
 /**
  * Debian's Chromium driven by playwright-core, for tests that render pages in a real browser.
- * No silent skip: without the browser the test fails and names the command that installs it.
+ * Without the browser the test fails and names the command that installs it; the files that
+ * use it are skipped, saying so, unless DEFLOW_TEST_DEPS=require (system-deps.ts).
  */
-import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { onTestFinished } from 'vitest';
+import { systemDep, systemDepHint } from './system-deps.js';
 
-/** `$CHROMIUM_PATH`, else Debian's `/usr/bin/chromium`. */
-export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-
-/** A headless Chromium closed when the test ends. */
+/** A headless Chromium (`$CHROMIUM_PATH`, else `chromium` on PATH or `/usr/bin/chromium`) closed when the test ends. */
 export async function useChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`no Chromium at ${CHROMIUM_PATH}: install it with \`apt-get update && apt-get install -y chromium\` (or set CHROMIUM_PATH)`);
+  const executablePath = systemDep('chromium');
+  if (executablePath === undefined) {
+    throw new Error(`no Chromium here: install it with \`${systemDepHint('chromium')}\` (or set CHROMIUM_PATH)`);
   }
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   onTestFinished(() => browser.close());
   return browser;
 }

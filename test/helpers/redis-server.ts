@@ -1,14 +1,14 @@
 /**
  * A private `redis-server` for one test file: unix socket in a temporary folder, no port, no
  * persistence; stopped by its PID (never by name). Where redis-server is not installed the
- * start fails with the install command: queue tests never skip silently.
+ * start fails with the install command; the files that use it are skipped, saying so, unless
+ * DEFLOW_TEST_DEPS=require (system-deps.ts).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-export const REDIS_INSTALL_HINT = 'apt-get update && apt-get install -y redis-server';
+import { systemDep, systemDepHint } from './system-deps.js';
 
 export interface TestRedis {
   /** `unix:///…/redis.sock` */
@@ -20,14 +20,15 @@ export interface TestRedis {
 
 /** Starts redis-server on a fresh unix socket; resolves once it accepts connections. */
 export async function startTestRedis(): Promise<TestRedis> {
-  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  if (probe.error !== undefined || probe.status !== 0) {
-    throw new Error(`the queue tests need a local redis-server (Redis 7), which is not installed here: run \`${REDIS_INSTALL_HINT}\``);
+  const server = systemDep('redis-server');
+  const probe = server === undefined ? undefined : spawnSync(server, ['--version'], { encoding: 'utf8' });
+  if (server === undefined || probe === undefined || probe.error !== undefined || probe.status !== 0) {
+    throw new Error(`the queue tests need a local redis-server (Redis 7), which is not installed here: run \`${systemDepHint('redis-server')}\``);
   }
   const dir = mkdtempSync(join(tmpdir(), 'deflow-redis-'));
   const socket = join(dir, 'redis.sock');
   const child: ChildProcess = spawn(
-    'redis-server',
+    server,
     ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--dir', dir],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -13,6 +13,10 @@ import { useChromium } from '../helpers/chromium.js';
 import { useDemoWorkspace } from '../helpers/demo-workspace.js';
 import { useEmulator } from '../helpers/emulator-http.js';
 import { createFakeCliIO } from '../helpers/fake-cli-io.js';
+import { skipWithout } from '../helpers/system-deps.js';
+
+/** Skipped, saying so, where chromium is not installed (failing instead in CI). */
+const WITHOUT_CHROMIUM = skipWithout('chromium');
 
 const MAX_BYTES = 5 * 1024 * 1024;
 
@@ -36,7 +40,7 @@ async function open(browser: Browser, file: string): Promise<{ page: Page; error
   return { page, errors, requests };
 }
 
-describe('the HTML report in headless Chromium', () => {
+describe.skipIf(WITHOUT_CHROMIUM)('the HTML report in headless Chromium', () => {
   it("renders the demo's run: a lane per job by step, costs quoted vs actual, no console error, nothing fetched", async () => {
     const browser = await useChromium();
     const dir = await useDemoWorkspace();
