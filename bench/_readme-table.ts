@@ -1,7 +1,7 @@
 /**
- * `npm run bench:readme`: renders the latest `bench/results/*.json` into the README's
- * performance block (between the bench-table markers). test/bench/readme-table.test.ts checks
- * that the README and the latest results agree.
+ * `npm run bench:readme`: renders the latest `bench/results/*.json` into the performance block of
+ * docs/performance.md (between the bench-table markers). test/bench/readme-table.test.ts checks
+ * that the page and the latest results agree.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
@@ -14,7 +14,7 @@ if (file === undefined) {
   process.stderr.write('no bench/results/*.json yet: run `npm run bench` first\n');
   process.exit(1);
 }
-const readmePath = resolve(root, 'README.md');
+const pagePath = resolve(root, 'docs', 'performance.md');
 const table = renderPerformanceTables(readResults(file), `bench/results/${basename(file)}`);
-writeFileSync(readmePath, withTable(readFileSync(readmePath, 'utf8'), table));
-process.stdout.write(`README.md: performance tables from bench/results/${basename(file)}\n`);
+writeFileSync(pagePath, withTable(readFileSync(pagePath, 'utf8'), table));
+process.stdout.write(`docs/performance.md: performance tables from bench/results/${basename(file)}\n`);

@@ -95,7 +95,7 @@ async function runSuite(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${started.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  process.stdout.write(`\nresults: ${file}\nnow \`npm run bench:readme\` puts them in the README\n`);
+  process.stdout.write(`\nresults: ${file}\nnow \`npm run bench:readme\` puts them in docs/performance.md\n`);
 }
 
 function gitCommit(): string | null {

@@ -1,6 +1,7 @@
 /**
- * The README's performance tables are generated from the latest `bench/results/*.json` (by
- * `npm run bench:readme`); this checks that nobody edited one without the other.
+ * The performance tables of docs/performance.md are generated from the latest
+ * `bench/results/*.json` (by `npm run bench:readme`); this checks that nobody edited one without
+ * the other.
  */
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -9,15 +10,15 @@ import { latestResultsFile, readResults, renderPerformanceTables, tableBlockOf }
 
 const root = join(import.meta.dirname, '..', '..');
 
-describe('README performance tables', () => {
+describe('docs/performance.md performance tables', () => {
   it('are the latest bench/results file, rendered', () => {
     const file = latestResultsFile(join(root, 'bench', 'results'));
     expect(file, 'no bench/results/*.json: run `npm run bench`').toBeDefined();
     const results = readResults(file!);
     expect(results.machine.cpus).toBeGreaterThan(0);
     expect(results.node).toMatch(/^v\d+\./);
-    const block = tableBlockOf(readFileSync(join(root, 'README.md'), 'utf8'));
-    expect(block, 'README has no bench-table block').toBeDefined();
-    expect(block).toBe(renderPerformanceTables(results, `bench/results/${basename(file!)}`));
+    const block = tableBlockOf(readFileSync(join(root, 'docs', 'performance.md'), 'utf8'));
+    expect(block, 'docs/performance.md has no bench-table block').toBeDefined();
+    expect(block, 'docs/performance.md is not the latest bench results: run `npm run bench:readme`').toBe(renderPerformanceTables(results, `bench/results/${basename(file!)}`));
   });
 });
