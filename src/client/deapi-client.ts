@@ -166,7 +166,7 @@ export class DeapiClient {
     return openResult(url, this.transferContext(), options);
   }
 
-  /** Downloads a result to `destination` via `<destination>.part`; no file is left on failure. */
+  /** Downloads a result to `destination` with common's atomic writer; no file is left on failure. */
   downloadResult(url: string, destination: string, options: TransferOptions = {}) {
     return downloadResult(url, destination, this.transferContext(), options);
   }

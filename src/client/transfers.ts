@@ -1,11 +1,9 @@
-import { constants as fsConstants } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { type Readable, Transform, type Writable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../common/index.js';
-import { redactUrl } from '../common/index.js';
+import { isDeflowError, redactUrl, writeFileAtomically } from '../common/index.js';
 import type { ResultKind } from '../service/index.js';
 import { TransferError } from './errors/transfer-error.js';
 import { request } from './undici-core.js';
@@ -215,8 +213,8 @@ function safeFilename(pathname: string): string {
 }
 
 /**
- * Downloads a result to `destination` through `<destination>.part`; the file exists only when
- * complete. The `.part` file is created afresh (never through a symbolic link planted there).
+ * Downloads a result to `destination` with common's atomic writer; the file exists only when
+ * complete (a fresh temporary name, never through a symbolic link planted there).
  */
 export async function downloadResult(
   url: string,
@@ -224,7 +222,6 @@ export async function downloadResult(
   context: TransferContext,
   options: TransferOptions = {},
 ): Promise<{ path: string; bytes: number; contentType: string | undefined }> {
-  const partial = `${destination}.part`;
   const opened = await openResult(url, context, options);
   let bytes = 0;
   const counter = new Transform({
@@ -234,14 +231,17 @@ export async function downloadResult(
     },
   });
   try {
-    await rm(partial, { force: true });
-    const handle = await open(partial, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o644);
-    await pipeline(opened.stream, counter, handle.createWriteStream() as Writable, options.signal ? { signal: options.signal } : {});
-    await rename(partial, destination);
+    await writeFileAtomically(destination, async (handle) => {
+      const sink = async (chunks: AsyncIterable<Buffer>): Promise<void> => {
+        for await (const chunk of chunks) await handle.write(chunk);
+      };
+      await pipeline(opened.stream, counter, sink, options.signal ? { signal: options.signal } : {});
+    });
   } catch (error) {
     opened.stream.destroy();
-    await rm(partial, { force: true });
     if (options.signal?.aborted) throw options.signal.reason;
+    // A full disk, a read-only folder or a target that is not a file: the writer named it.
+    if (isDeflowError(error) && error.code !== 'E_INTERNAL') throw error;
     throw asTransferError(redactUrl(url), error);
   }
   return { path: destination, bytes, contentType: opened.contentType };

@@ -1,10 +1,32 @@
 /**
- * The few file-system moves that make state survive a crash: a new name is durable only once
- * its directory is fsynced, and a file replaced by rename must be flushed before the rename.
+ * The few file-system moves that make state survive a crash (a new name is durable only once
+ * its directory is fsynced, and a file replaced by rename must be flushed before the rename),
+ * and the one atomic writer every file deflow writes goes through: reports, run.json, the
+ * journal snapshot, the caches, the code cache and saved outputs.
+ *
+ * The writer never writes through a name someone else chose: the temporary file has a fresh
+ * random name in the target's folder and is created with O_EXCL|O_NOFOLLOW (a planted
+ * `<file>.part` symbolic link is never followed); it is flushed, renamed over the target and
+ * the folder is flushed. A target that exists and is not a regular file (a folder, a device
+ * such as /dev/full, a fifo, a symbolic link) is refused, so nothing is replaced but a file.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import {
+  closeSync,
+  constants as fsConstants,
+  fdatasyncSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  writeSync,
+} from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { DeflowError } from './deflow-error.js';
 
 /** Flushes a directory's entries (new, renamed or removed names) to disk. */
 export function fsyncDir(dir: string): void {
@@ -35,28 +57,184 @@ export function writeAll(fd: number, data: Uint8Array): void {
   while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
 }
 
+/** What the atomic writers take: the whole content, or chunks of it (written in ~64 KiB batches). */
+export type AtomicContent = string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
+
+export interface AtomicWriteOptions {
+  /** Permission bits of a new file. @default 0o644 */
+  readonly mode?: number;
+  /** Create the target's folder (and its parents) first. @default false */
+  readonly makeFolder?: boolean;
+}
+
+/** Flags of every temporary file: a new name, never through a symbolic link. */
+const CREATE_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW;
+
+/** Suffix of every temporary file the writers leave behind when killed mid-write. */
+export const TEMP_SUFFIX = '.part';
+
+/** A fresh temporary name in `path`'s folder (its length does not depend on `path`'s name). */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${randomBytes(8).toString('hex')}${TEMP_SUFFIX}`);
+}
+
 /**
- * Replaces `path` with `data` atomically: a temporary sibling is written and flushed, renamed
- * over the target, and the directory is fsynced. Readers see the old or the new file, never
- * a mix, and two concurrent writers leave one complete version.
+ * Replaces `path` with `data` atomically (synchronous): readers see the old or the new file,
+ * never a mix, and two concurrent writers leave one complete version.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array): void {
-  const tmp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(tmp, 'wx');
+export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   try {
-    writeAll(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fdatasyncSync(fd);
+    if (options.makeFolder === true) mkdirDurable(dirname(path));
+    refuseNonFile(path, lstatOrUndefined(path));
+    const tmp = tempPathFor(path);
+    const fd = openSync(tmp, CREATE_FLAGS, options.mode ?? 0o644);
+    try {
+      writeAll(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      fdatasyncSync(fd);
+      closeSync(fd);
+      refuseNonFile(path, lstatOrUndefined(path));
+      renameSync(tmp, path);
+    } catch (error) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+      rmSync(tmp, { force: true });
+      throw error;
+    }
+    fsyncDir(dirname(path));
   } catch (error) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
-    throw error;
+    throw fileWriteError(path, error);
   }
-  closeSync(fd);
+}
+
+/**
+ * Replaces `path` atomically with what `content` holds, or with what `fill` writes through the
+ * open handle of the temporary file (a download streamed into it).
+ */
+export async function writeFileAtomically(
+  path: string,
+  content: AtomicContent | ((handle: FileHandle) => Promise<void>),
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  await placeFileAtomically(
+    path,
+    async (tmp) => {
+      const handle = await open(tmp, CREATE_FLAGS, options.mode ?? 0o644);
+      try {
+        if (typeof content === 'function') await content(handle);
+        else await writeContent(handle, content);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+    },
+    options,
+  );
+}
+
+/**
+ * Puts a file at `path` atomically: `create` makes the file at the temporary name it is given
+ * (it must refuse an existing name: O_EXCL, link(), copyFile with COPYFILE_EXCL) and flushes
+ * it; it is then renamed over `path` and the folder is flushed. On any failure the temporary
+ * file is removed and the error names `path` (E_DISK_FULL, E_OUTPUT_NOT_WRITABLE, ...).
+ */
+export async function placeFileAtomically(path: string, create: (tmp: string) => Promise<void>, options: Pick<AtomicWriteOptions, 'makeFolder'> = {}): Promise<void> {
+  let tmp: string | undefined;
   try {
-    renameSync(tmp, path);
+    if (options.makeFolder === true) await mkdir(dirname(path), { recursive: true });
+    refuseNonFile(path, await lstat(path).catch(ifMissing));
+    tmp = tempPathFor(path);
+    await create(tmp);
+    // Checked again just before the rename: a folder or device put there meanwhile stays.
+    refuseNonFile(path, await lstat(path).catch(ifMissing));
+    await rename(tmp, path);
+    // rename() between two links to one file is a no-op that leaves the temporary name behind.
+    await rm(tmp, { force: true });
+    tmp = undefined;
+    fsyncDir(dirname(path));
   } catch (error) {
-    rmSync(tmp, { force: true });
-    throw error;
+    if (tmp !== undefined) await rm(tmp, { force: true }).catch(() => undefined);
+    throw fileWriteError(path, error);
   }
-  fsyncDir(dirname(path));
+}
+
+async function writeContent(handle: FileHandle, content: AtomicContent): Promise<void> {
+  if (typeof content === 'string' || content instanceof Uint8Array) {
+    await handle.writeFile(content);
+    return;
+  }
+  let pending: (string | Uint8Array)[] = [];
+  let size = 0;
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const batch = pending.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    pending = [];
+    size = 0;
+    await handle.writeFile(Buffer.concat(batch));
+  };
+  for await (const chunk of content) {
+    pending.push(chunk);
+    size += chunk.length;
+    if (size >= 65_536) await flush();
+  }
+  await flush();
+}
+
+function ifMissing(error: NodeJS.ErrnoException): undefined {
+  if (error.code === 'ENOENT') return undefined;
+  throw error;
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    return ifMissing(error as NodeJS.ErrnoException);
+  }
+}
+
+function refuseNonFile(path: string, info: Stats | undefined): void {
+  if (info === undefined || info.isFile()) return;
+  const kind = info.isDirectory()
+    ? 'a folder'
+    : info.isSymbolicLink()
+      ? 'a symbolic link'
+      : info.isCharacterDevice() || info.isBlockDevice()
+        ? 'a device'
+        : info.isFIFO()
+          ? 'a fifo'
+          : info.isSocket()
+            ? 'a socket'
+            : 'not a regular file';
+  throw new DeflowError('E_OUTPUT_NOT_FILE', `${resolve(path)}: is ${kind}; deflow replaces only regular files (remove it or choose another name)`, {
+    details: { path: resolve(path), kind },
+  });
+}
+
+const DISK_FULL = new Set(['ENOSPC', 'EDQUOT']);
+const NOT_WRITABLE = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+/**
+ * The error to throw when writing `path` failed: a DeflowError as it was, a full disk as
+ * `E_DISK_FULL` and a read-only or forbidden folder as `E_OUTPUT_NOT_WRITABLE` (both naming
+ * the path), anything else unchanged.
+ */
+export function fileWriteError(path: string, error: unknown): unknown {
+  if (error instanceof DeflowError) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== undefined && DISK_FULL.has(code)) {
+    return new DeflowError('E_DISK_FULL', `${resolve(path)}: no space left on the device (${code}); free some space and run the command again`, {
+      cause: error,
+      details: { path: resolve(path), errno: code },
+    });
+  }
+  if (code !== undefined && NOT_WRITABLE.has(code)) {
+    return new DeflowError('E_OUTPUT_NOT_WRITABLE', `${resolve(path)}: cannot write here (${code}: ${code === 'EROFS' ? 'a read-only file system' : 'permission denied'})`, {
+      cause: error,
+      details: { path: resolve(path), errno: code },
+    });
+  }
+  return error;
 }

@@ -1,4 +1,3 @@
-export { writeChunksAtomic } from './files/atomic-write.js';
 export { renderQuoteMarkdown } from './ci/quote-markdown.js';
 export { renderQuoteTable } from './quote-table.js';
 export { createReporters } from './terminal/select-renderers.js';

@@ -61,7 +61,7 @@ describe('uploads', () => {
 });
 
 describe('downloads', () => {
-  test('a result is streamed to <name>.part, checked against Content-Length and renamed', async () => {
+  test('a result is streamed to a temporary file, checked against Content-Length and renamed', async () => {
     const emulator = await useEmulator();
     const client = useClient(emulator);
     const url = await finishedResultUrl(client, emulator.clock);

@@ -1,6 +1,6 @@
 /** What `deflow quote` does (quote.ts defines the command): validate, price every job, render, exit by the verdict. */
 import { resolve } from 'node:path';
-import { DeflowError } from '../../common/index.js';
+import { DeflowError, writeFileAtomically } from '../../common/index.js';
 import { type QuoteComparison, compareQuotes, readQuoteFile } from '../../engine/index.js';
 import { quoteRun } from '../../engine/index.js';
 import { openQuoteCache } from '../../engine/index.js';
@@ -8,7 +8,6 @@ import { quoteInputFromGraph } from '../../engine/index.js';
 import { clientPriceSource } from '../../engine/index.js';
 import type { Quote } from '../../engine/index.js';
 import { resolveStateDir } from '../../engine/index.js';
-import { writeChunksAtomic } from '../../report/index.js';
 import { renderQuoteMarkdown } from '../../report/index.js';
 import { renderQuoteTable } from '../../report/index.js';
 import { formatErrors, formatWarnings } from '../../workflow/index.js';
@@ -74,7 +73,7 @@ export async function runQuote(file: string, flags: QuoteFlags, io: CliIO): Prom
       signal: abort.signal,
     });
     const comparison: QuoteComparison | undefined = previous && flags.compareTo ? compareQuotes(previous, quote, flags.compareTo) : undefined;
-    if (flags.output !== undefined) await writeChunksAtomic(resolvePath(io, flags.output), [`${JSON.stringify(quote, null, 2)}\n`]);
+    if (flags.output !== undefined) await writeFileAtomically(resolvePath(io, flags.output), `${JSON.stringify(quote, null, 2)}\n`, { makeFolder: true });
     io.stdout.write(render(quote, format, comparison));
     return exitFor(quote, io);
   });

@@ -1,6 +1,6 @@
 /** What `deflow run` does (run.ts defines the command and its exit codes). */
 import { join, relative, resolve } from 'node:path';
-import { DeflowError } from '../../common/index.js';
+import { DeflowError, writeFileAtomically } from '../../common/index.js';
 import type { RunEventSink } from '../../engine/index.js';
 import { quoteRun } from '../../engine/index.js';
 import { openQuoteCache } from '../../engine/index.js';
@@ -11,7 +11,7 @@ import { type DurableRun, openDurableRun } from '../../engine/index.js';
 import { runOpened } from '../../engine/index.js';
 import type { RunOutcome } from '../../engine/index.js';
 import { assertRunId, resolveStateDir, stateLayout } from '../../engine/index.js';
-import { formatCost, renderQuoteTable, writeChunksAtomic } from '../../report/index.js';
+import { formatCost, renderQuoteTable } from '../../report/index.js';
 import { createReporters, EVENT_LOG_NAME } from '../../report/index.js';
 import { formatErrors, formatWarnings } from '../../workflow/index.js';
 import { formatPlan } from '../../workflow/index.js';
@@ -127,7 +127,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     // The run's quote stays beside its journal, so `deflow status` can show quoted against actual.
     const quoteAndKeep = async (onEvent: RunEventSink): Promise<Quote> => {
       const made = await quote(onEvent);
-      await writeChunksAtomic(join(durable.paths.dir, 'quote.json'), [`${JSON.stringify(made)}\n`]).catch(() => {});
+      await writeFileAtomically(join(durable.paths.dir, 'quote.json'), `${JSON.stringify(made)}\n`, { makeFolder: true }).catch(() => {});
       return made;
     };
     // Every run leaves its report on disk: --report, else the run's folder in the state folder.

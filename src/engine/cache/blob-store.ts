@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DeflowError } from '../../common/index.js';
-import { fsyncDir, mkdirDurable } from '../../common/index.js';
+import { fileWriteError, fsyncDir, mkdirDurable, placeFileAtomically } from '../../common/index.js';
 import { hashFile } from './file-digest.js';
 
 export interface BlobStore {
@@ -27,7 +27,7 @@ export interface BlobStore {
   has(sha256: string, size?: number): Promise<boolean>;
   /**
    * Writes the blob to `destPath` (replacing it), as a hard link when the file system allows,
-   * else as a copy; either way via `<destPath>.part` and a rename, so `destPath` is never
+   * else as a copy; either way with common's atomic writer, so `destPath` is never
    * partial. A hard-linked output shares its bytes with the store: edit it in place and the
    * cached blob changes too (tools that save by rename are safe). Pass `'copy'` to avoid this.
    * @throws DeflowError `E_CACHE_BLOB_MISSING`
@@ -70,7 +70,9 @@ export function createBlobStore(blobsDir: string): BlobStore {
 
   const stagingPath = async (): Promise<string> => {
     const staging = join(blobsDir, 'tmp');
-    await mkdir(staging, { recursive: true });
+    await mkdir(staging, { recursive: true }).catch((error: unknown) => {
+      throw fileWriteError(staging, error);
+    });
     return join(staging, `${randomBytes(8).toString('hex')}.part`);
   };
 
@@ -105,9 +107,12 @@ export function createBlobStore(blobsDir: string): BlobStore {
         // (or failed to) and closed, or the file would appear after it was removed.
         if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
         await rm(staged, { force: true });
-        throw error;
+        // A full disk or a read-only state folder is named with its path, not E_INTERNAL.
+        throw fileWriteError(staged, error);
       }
-      return adopt(staged, hash.digest('hex'));
+      return adopt(staged, hash.digest('hex')).catch((error: unknown) => {
+        throw fileWriteError(blobsDir, error);
+      });
     },
 
     async cleanStale(olderThanMs, now = Date.now()) {
@@ -149,27 +154,25 @@ export function createBlobStore(blobsDir: string): BlobStore {
           details: { sha256, destPath },
         });
       }
-      await mkdir(dirname(destPath), { recursive: true });
-      const part = `${destPath}.part`;
-      await rm(part, { force: true });
       let used: 'link' | 'copy' = mode;
-      if (mode === 'link') {
-        try {
-          await link(source, part);
-        } catch {
-          used = 'copy'; // another file system, or links not allowed
-        }
-      }
-      if (used === 'copy') {
-        // EXCL: never through a symbolic link planted at the `.part` name after the rm above.
-        await copyFile(source, part, fsConstants.COPYFILE_FICLONE | fsConstants.COPYFILE_EXCL);
-        await flushFile(part);
-      }
-      await rename(part, destPath);
-      // rename() between two links to one file is a no-op that leaves `part` behind.
-      await rm(part, { force: true });
-      // The journal records this output as written next; its name must not be lost first.
-      fsyncDir(dirname(destPath));
+      // The journal records this output as written next: the writer flushes the folder first.
+      await placeFileAtomically(
+        destPath,
+        async (tmp) => {
+          if (mode === 'link') {
+            try {
+              await link(source, tmp);
+              return;
+            } catch {
+              used = 'copy'; // another file system, or links not allowed
+            }
+          }
+          // EXCL: never through a symbolic link planted at the temporary name.
+          await copyFile(source, tmp, fsConstants.COPYFILE_FICLONE | fsConstants.COPYFILE_EXCL);
+          await flushFile(tmp);
+        },
+        { makeFolder: true },
+      );
       return used;
     },
   };

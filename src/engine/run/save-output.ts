@@ -1,19 +1,21 @@
 /**
  * Writes a node's result where its step's `save` says, atomically: media from the blob store,
- * text as UTF-8, both through `<path>.part` and a rename, so an output path holds either
+ * text as UTF-8, both with common's atomic writer, so an output path holds either
  * nothing or the whole result. A symlinked folder that leads out of the output folder is
  * refused: rendered paths come from results, which are untrusted.
  */
-import { constants as fsConstants } from 'node:fs';
-import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { DeflowError } from '../../common/index.js';
+import { DeflowError, fileWriteError, writeFileAtomically } from '../../common/index.js';
 import type { BlobStore } from '../cache/index.js';
 import type { NodeResult } from '../contracts/node-result.js';
 
 /** Writes `result` to `destPath` (absolute, already checked to be under `outputDir`). */
 export async function saveOutput(result: NodeResult, destPath: string, outputDir: string, blobs: BlobStore): Promise<void> {
-  await makeFoldersInside(outputDir, dirname(destPath), destPath);
+  await makeFoldersInside(outputDir, dirname(destPath), destPath).catch((error: unknown) => {
+    // A full disk or a read-only output folder is named with the path, not E_INTERNAL.
+    throw fileWriteError(dirname(destPath), error);
+  });
   await assertInside(outputDir, dirname(destPath), destPath);
   if (result.blob !== undefined) {
     await blobs.materialise(result.blob, destPath);
@@ -23,21 +25,7 @@ export async function saveOutput(result: NodeResult, destPath: string, outputDir
   if (text === undefined) {
     throw new DeflowError('E_SAVE_NOTHING', `${destPath}: the job's result was not fetched, so there is nothing to save`, { details: { path: destPath } });
   }
-  const part = `${destPath}.part`;
-  try {
-    // Created afresh, never through a symbolic link planted at the `.part` name.
-    await rm(part, { force: true });
-    const handle = await open(part, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o644);
-    try {
-      await handle.writeFile(text, 'utf8');
-    } finally {
-      await handle.close();
-    }
-    await rename(part, destPath);
-  } catch (error) {
-    await rm(part, { force: true });
-    throw error;
-  }
+  await writeFileAtomically(destPath, text);
 }
 
 /**

@@ -9,11 +9,11 @@
  * `result_url` on `done`) only cuts the wait short, and the poller asks the service.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fdatasyncSync, openSync, readFileSync, renameSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../common/index.js';
 import { DeflowError } from '../../common/index.js';
-import { fsyncDir, writeAll } from '../../common/index.js';
+import { writeFileAtomic } from '../../common/index.js';
 import type { JobStatus } from '../../client/index.js';
 import { TERMINAL_JOB_STATUSES } from '../../service/index.js';
 import { startWebhookReceiver, type WebhookHint, type WebhookReceiver } from './webhook-receiver.js';
@@ -168,16 +168,7 @@ export function readRunWebhookSecret(runDir: string): string {
   }
   // 32 random bytes: 43 characters, within the service's 32 to 255.
   const secret = randomBytes(32).toString('base64url');
-  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'wx', 0o600);
-  try {
-    writeAll(fd, Buffer.from(`${secret}\n`));
-    fdatasyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  fsyncDir(runDir);
+  writeFileAtomic(path, `${secret}\n`, { mode: 0o600 });
   return secret;
 }
 

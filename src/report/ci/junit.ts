@@ -1,4 +1,4 @@
-import { writeChunksAtomic } from '../files/atomic-write.js';
+import { writeFileAtomically } from '../../common/index.js';
 import { ReportWriteError } from '../files/report-write-error.js';
 import type { ReportCounts, ReportItem, ReportStepSummary, RunReportSource, RunReportSummary } from '../files/run-report-types.js';
 import { escapeXmlAttribute as attr, escapeXmlText as text } from './xml-escape.js';
@@ -29,7 +29,7 @@ export function* renderJUnit(source: RunReportSource): Iterable<string> {
 /** Writes the JUnit report to `path` atomically. */
 export async function writeJUnit(path: string, source: RunReportSource): Promise<void> {
   try {
-    await writeChunksAtomic(path, renderJUnit(source));
+    await writeFileAtomically(path, renderJUnit(source), { makeFolder: true });
   } catch (error) {
     throw new ReportWriteError(path, 'JUnit report', error);
   }

@@ -1,5 +1,5 @@
 import type { EventError, NodeRef, RunEvent } from '../../engine/index.js';
-import { writeChunksAtomic } from './atomic-write.js';
+import { writeFileAtomically } from '../../common/index.js';
 import { ReportWriteError } from './report-write-error.js';
 import type {
   ItemStatus,
@@ -226,10 +226,10 @@ export class RunReportBuilder implements RunReportSource {
     yield '\n]}\n';
   }
 
-  /** Writes the report to `path` atomically (`<path>.part`, fsync, rename). */
+  /** Writes the report to `path` atomically (common's writer: a fresh temporary name, fsync, rename). */
   async writeReport(path: string): Promise<void> {
     try {
-      await writeChunksAtomic(path, this.toJSONChunks());
+      await writeFileAtomically(path, this.toJSONChunks(), { makeFolder: true });
     } catch (error) {
       throw new ReportWriteError(path, 'run report', error);
     }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { writeChunksAtomic } from '../files/atomic-write.js';
+import { writeFileAtomically } from '../../common/index.js';
 import { readEventLog } from '../terminal/event-log.js';
 import { type QuotedSteps, renderHtmlReport } from './html-report.js';
 import { buildTimeline, type TimelineModel } from './timeline-model.js';
@@ -19,7 +19,7 @@ export async function writeHtmlReport(options: WriteHtmlReportOptions): Promise<
   const model = buildTimeline(events, skipped);
   const quote = options.quoteFile === undefined ? undefined : await readQuotedSteps(options.quoteFile);
   const html = renderHtmlReport(model, { quote });
-  await writeChunksAtomic(options.out, [html]);
+  await writeFileAtomically(options.out, html, { makeFolder: true });
   return { model, bytes: Buffer.byteLength(html) };
 }
 

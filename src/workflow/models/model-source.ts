@@ -1,5 +1,5 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomically } from '../../common/index.js';
 import { MODEL_CATALOGUE, type ModelInfo } from '../../service/index.js';
 import { isRecord } from '../build/plain.js';
 
@@ -62,13 +62,9 @@ export function createModelSource(kind: ModelSourceKind, description: string, mo
 
 /** Keeps the live list for offline runs: written atomically, a failure is only a warning. */
 async function writeCache(file: string, models: readonly ModelInfo[], warnings: string[]): Promise<void> {
-  const part = `${file}.${process.pid}.part`;
   try {
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(part, `${JSON.stringify({ fetched_at: new Date().toISOString(), models })}\n`);
-    await rename(part, file);
+    await writeFileAtomically(file, `${JSON.stringify({ fetched_at: new Date().toISOString(), models })}\n`, { makeFolder: true });
   } catch (error) {
-    await rm(part, { force: true }).catch(() => undefined);
     warnings.push(`cannot update the model cache ${file} (${error instanceof Error ? error.message : String(error)})`);
   }
 }
