@@ -20,6 +20,9 @@ export const ERROR_EXIT_CODES = {
   E_API_RESPONSE: EXIT.failed,
   E_API_SERVER: EXIT.failed,
   E_API_VALIDATION: EXIT.failed,
+  // A run's account check before it starts (cli/actions/account-check.ts): the key, the balance.
+  E_AUTH: EXIT.refused,
+  E_BALANCE_LOW: EXIT.refused,
   // Transport: the request or a transfer did not complete.
   E_NETWORK: EXIT.failed,
   E_RESPONSE_TOO_LARGE: EXIT.failed,
@@ -28,6 +31,7 @@ export const ERROR_EXIT_CODES = {
   E_UNSAFE_URL: EXIT.failed,
   // Usage: a flag, an option or the environment is wrong; nothing was sent.
   E_USAGE_BASE_URL: EXIT.usage,
+  E_USAGE_ENV_FILE: EXIT.usage,
   E_USAGE_INPUT: EXIT.usage,
   E_USAGE_KEY_FILE: EXIT.usage,
   E_USAGE_KEY_FLAG: EXIT.usage,

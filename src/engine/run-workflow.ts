@@ -174,13 +174,14 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     quote = await options.quote(sink);
     pricer.applyQuote(quote);
     state.quoted.set(pricer.point);
-    if (maxCost !== null || quote.prices_unavailable) {
-      const outcome = gateRun(graph, quote, { maxCost, allowUnpriced, spent: earlier.spent, done: earlier.done });
-      gate = { verdict: outcome.verdict, reason: outcome.reason };
-      if (outcome.verdict === 'unavailable') control.stop('fatal', new DeflowError('E_QUOTE_UNAVAILABLE', `cannot check the budget: ${outcome.reason}; nothing was submitted`));
-      else if (outcome.verdict === 'over-budget' || outcome.verdict === 'unpriced') control.stop('over-budget');
-    }
-    if (quote.over_balance) sink({ type: 'warning', ts: clock.now(), message: `the quote (${round6(quote.total.point)} USD) is above the balance (${quote.balance} USD)` });
+    const outcome = gateRun(graph, quote, { maxCost, allowUnpriced, spent: earlier.spent, done: earlier.done });
+    if (maxCost !== null || outcome.verdict === 'over-balance') gate = { verdict: outcome.verdict, reason: outcome.reason };
+    if (outcome.verdict === 'unavailable') {
+      // Without a budget the quote only checks the balance: prices that cannot be had do not stop the run.
+      if (maxCost !== null) control.stop('fatal', new DeflowError('E_QUOTE_UNAVAILABLE', `cannot check the budget: ${outcome.reason}; nothing was submitted`));
+      else sink({ type: 'warning', ts: clock.now(), message: `the balance could not be compared with the quote: ${outcome.reason}` });
+    } else if (outcome.verdict === 'over-budget' || outcome.verdict === 'unpriced') control.stop('over-budget');
+    else if (outcome.verdict === 'over-balance') control.stop('refused', new DeflowError('E_BALANCE_LOW', `refused to start, nothing was submitted: ${outcome.reason}`));
   }
   const governor = client.governor;
   const run = { id: runId, started_at: new Date(startedAt).toISOString() };

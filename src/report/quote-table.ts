@@ -56,7 +56,7 @@ export function budgetLines(quote: Quote): { balance: string; budget: string | n
   let balance: string;
   if (quote.balance === null) balance = 'unknown (could not be read)';
   else if (quote.prices_unavailable) balance = `${formatCost(quote.balance)} — not compared: prices could not be obtained`;
-  else if (quote.over_balance) balance = `${formatCost(quote.balance)} — NOT enough for ${formatCost(total.point)}`;
+  else if (quote.over_balance) balance = `${formatCost(quote.balance)} — NOT enough for ${formatCost(total.high)} (the high end)`;
   else if (total.high > quote.balance) balance = `${formatCost(quote.balance)} — enough for the point estimate, not for the high end (${formatCost(total.high)})`;
   else balance = `${formatCost(quote.balance)} — enough${unpriced ? ' for the priced items' : ''}`;
   if (quote.max_cost === null) return { balance, budget: null };

@@ -111,7 +111,7 @@ describe('deflow quote', () => {
     const poor = await useEmulator({ config: { balance: 0.001 } });
     const broke = await (await setup(poor)).quote();
     expect(broke.code).toBe(4);
-    expect(broke.out).toMatch(/\nBalance: {3}\$0\.00100 — NOT enough for \$0\.\d{5}\n/);
+    expect(broke.out).toMatch(/\nBalance: {3}\$0\.00100 — NOT enough for \$0\.\d{5} \(the high end\)\n/);
     expect(emulator.stats().submissions + poor.stats().submissions).toBe(0);
   });
 

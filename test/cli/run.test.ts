@@ -83,12 +83,13 @@ describe('deflow run', () => {
     expect(io.stderrText()).toContain('--concurrency: expected a whole number ≥ 1, got "0"');
   });
 
-  it('exits 3 when the service refuses the account before the first submission', async () => {
+  it('exits 3 when the account cannot pay before the first submission', async () => {
     const dir = await useWorkspace({ 'workflow.yaml': CHAIN, 'emulator.yaml': emulatorConfig('balance: 0'), ...clips(2) });
     const { code, io } = await run(dir, ['run', 'workflow.yaml', '--emulator', '--emulator-config', 'emulator.yaml', '--json']);
     expect(code).toBe(3);
     expect(io.stdoutText()).toContain('"status":"refused"');
-    expect(io.stderrText()).toContain('422');
+    // The balance read before the start is below the quote's high end: nothing is sent to be refused (422).
+    expect(io.stderrText()).toMatch(/^deflow: refused to start, nothing was submitted: the high end of the quote, \$0\.\d+, is above the balance of \$0$/m);
   });
 
   it('exits 4 when the quote is above --max-cost, submitting nothing', async () => {

@@ -24,6 +24,7 @@ import { EXIT } from '../../common/index.js';
 import { formatResumeCommand } from '../resume-command.js';
 import { checkQueueFlags, runQueuedCommand } from './run-queued.js';
 import { deferredLines, excludedLines } from './run-notes.js';
+import { checkAccount } from './account-check.js';
 import { openRunSession, type RunSession, type RunSessionOptions } from './run-session.js';
 
 export interface RunFlags extends RunSessionOptions {
@@ -87,9 +88,14 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     if (!validation.ok || !validation.graph) return EXIT.usage;
     const graph = flags.output === undefined ? validation.graph : withOutputDir(validation.graph, resolve(io.cwd, flags.output));
     const budget = maxCost ?? graph.workflow.budget.maxCost ?? null;
+    // One authenticated call before anything else (a broken key fails even an all-cached run);
+    // its balance is the one the quote compares with what the run is about to pay.
+    const balance = flags.offline ? null : await checkAccount(client);
+    const source = clientPriceSource(client);
+    const prices = balance === null ? source : { price: source.price.bind(source), balance: () => Promise.resolve(balance) };
     const quote = async (onEvent?: RunEventSink): Promise<Quote> =>
       quoteRun(quoteInputFromGraph(graph, { runStartedAt: new Date(client.clock.now()).toISOString() }), {
-        prices: clientPriceSource(client),
+        prices,
         clock: client.clock,
         cache: await openQuoteCache({ stateDir, scope: client.baseUrl, clock: client.clock }),
         maxCost: budget,
@@ -149,7 +155,8 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
         client,
         stateDir,
         onEvent: reporters.sink,
-        ...(budget === null ? {} : { quote: quoteAndKeep, maxCost: budget, allowUnpriced: flags.allowUnpriced === true }),
+        // Quoted whenever the account was checked: the balance must cover the high end of what the run is about to pay.
+        ...(budget === null && balance === null ? {} : { quote: quoteAndKeep, maxCost: budget, allowUnpriced: flags.allowUnpriced === true }),
         concurrency,
         interrupted: io.interrupted,
         useCache: flags.cache !== false,

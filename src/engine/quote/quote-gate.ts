@@ -24,7 +24,7 @@ export interface GateOutcome {
   readonly reason: string;
   /** The high end (plus what was spent) is above the cap. */
   readonly overBudget: boolean;
-  /** The point total is above the balance. */
+  /** The high end of the total is above the balance (the account could not pay the worst case). */
   readonly overBalance: boolean;
 }
 
@@ -39,7 +39,7 @@ export function decideGate(input: GateInput): GateOutcome {
   const spent = input.spent ?? 0;
   const high = spent + total.high;
   const overBudget = maxCost !== null && high > maxCost + EPSILON;
-  const overBalance = balance !== null && total.point > balance + EPSILON;
+  const overBalance = balance !== null && total.high > balance + EPSILON;
   const flags = { overBudget, overBalance };
   const already = spent > 0 ? ` plus ${usd(spent)} already spent by this run` : '';
   if (input.unavailable !== null) {
@@ -56,7 +56,7 @@ export function decideGate(input: GateInput): GateOutcome {
   if (overBudget) {
     return { verdict: 'over-budget', reason: `the high end of the quote, ${usd(total.high)}${already}, is above the cap of ${usd(maxCost)}`, ...flags };
   }
-  if (overBalance) return { verdict: 'over-balance', reason: `the quote, ${usd(total.point)}, is above the balance of ${usd(balance)}`, ...flags };
+  if (overBalance) return { verdict: 'over-balance', reason: `the high end of the quote, ${usd(total.high)}, is above the balance of ${usd(balance)}`, ...flags };
   if (maxCost === null) return { verdict: 'no-budget', reason: 'no budget was set', ...flags };
   const unpricedNote = unpriced > 0 ? `; ${unpriced} unpriced item(s) run under per-job reservations (--allow-unpriced)` : '';
   return { verdict: 'within', reason: `the high end of the quote, ${usd(total.high)}${already}, is within the cap of ${usd(maxCost)}${unpricedNote}`, ...flags };

@@ -167,7 +167,7 @@ export interface Quote {
   readonly allow_unpriced: boolean;
   /** The high end of the total exceeds max_cost. */
   readonly over_budget: boolean;
-  /** The point total exceeds the balance. */
+  /** The high end of the total exceeds the balance. */
   readonly over_balance: boolean;
   /** The budget gate's conclusion (see {@link BudgetVerdict}). */
   readonly verdict: BudgetVerdict;
