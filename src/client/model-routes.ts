@@ -108,9 +108,15 @@ function abortable(promise: Promise<void>, signal: AbortSignal | undefined): Pro
   return new Promise<void>((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, reject);
+    promise.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
   });
 }

@@ -17,3 +17,4 @@ export { assertNever } from './assert-never.js';
 export { API_KEY_ENV, DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, STATE_DIR_NAME } from './defaults.js';
 export { createFollowingClock, EMULATOR_CLOCK_HEADER, formatEmulatorClock, isFollowingClock, parseEmulatorClock } from './following-clock.js';
 export type { FollowingClock, ServiceClockReading } from './following-clock.js';
+export { fanOutSignal } from './fan-out-signal.js';

@@ -13,7 +13,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import pLimit from 'p-limit';
-import { type Clock, DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, systemClock } from '../../common/index.js';
+import { type Clock, DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, fanOutSignal, systemClock } from '../../common/index.js';
 import type { RunEventSink } from '../contracts/events.js';
 import { createFileDigester } from '../cache/index.js';
 import { createDurationReader } from './media-duration.js';
@@ -80,7 +80,17 @@ export { DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS };
 const PREPARE_CONCURRENCY = 8;
 
 /** Quotes every node of `input`. Sends price requests and one balance read; never submits a job. */
-export async function quoteRun(input: QuoteInput, options: QuoteOptions): Promise<Quote> {
+export async function quoteRun(input: QuoteInput, quoteOptions: QuoteOptions): Promise<Quote> {
+  // Up to `concurrency` price requests wait on the caller's signal at once (one abort listener each).
+  const shared = fanOutSignal(quoteOptions.signal);
+  try {
+    return await quoteWith(input, { ...quoteOptions, signal: shared.signal });
+  } finally {
+    shared.dispose();
+  }
+}
+
+async function quoteWith(input: QuoteInput, options: QuoteOptions): Promise<Quote> {
   const clock = options.clock ?? systemClock;
   const tolerance = options.tolerance ?? DEFAULT_FIT_TOLERANCE;
   const warnings: string[] = [];
