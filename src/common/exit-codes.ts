@@ -1,5 +1,6 @@
 /** Exit codes of every command (documented in the README). */
 export const EXIT = {
+  /** Success. */
   ok: 0,
   /** Finished, but with failed or unknown items; or a request failed. */
   failed: 1,
