@@ -4,6 +4,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { boundaryConfigs } from './eslint.boundaries.js';
 
+/**
+ * Ways src may not spell a thing that has one module of its own (STYLE.md, "One way to do each
+ * thing"). Each is an esquery selector with the message a newcomer sees.
+ */
+const HOUSE_SYNTAX = [
+  {
+    // `(error as { code?: string }).code === 'E_…'`: compare codes with common's typed guard.
+    selector: "BinaryExpression[operator=/^[!=]==?$/][right.value=/^E_[A-Z]/] > MemberExpression.left[property.name='code'] > TSAsExpression.object",
+    message: "Compare an error's code with isDeflowError(error, 'E_…') (src/common/deflow-error.ts), not through a cast.",
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'dist-check/', 'dist-bench/', 'node_modules/', '**/fixtures/**', 'workflows/', 'coverage/'] },
   js.configs.recommended,
@@ -33,6 +45,10 @@ export default tseslint.config(
     },
   },
   ...boundaryConfigs,
+  {
+    files: ['src/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...HOUSE_SYNTAX] },
+  },
   {
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

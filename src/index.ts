@@ -3,6 +3,18 @@
  */
 export { type Clock, createVirtualClock, systemClock, type VirtualClockOptions } from './common/clock.js';
 export { DeflowError, isDeflowError } from './common/deflow-error.js';
+export { type ErrorCode, isErrorCode } from './common/error-codes.js';
+export {
+  type BudgetVerdict,
+  ERROR_EXIT_CODES,
+  EXIT,
+  type ExitCode,
+  exitCodeFor,
+  exitCodeForQuote,
+  exitCodeForRun,
+  QUOTE_VERDICT_EXIT,
+  RUN_STATUS_EXIT,
+} from './common/exit-codes.js';
 export {
   type EmulatorConfig,
   type EmulatorConfigInput,

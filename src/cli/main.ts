@@ -9,7 +9,7 @@ import { registerAccountCommand } from './commands/account.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerInitCommand } from './commands/init.js';
-import { EXIT, exitCodeFor } from '../common/index.js';
+import { EXIT, exitCodeFor, exitCodeForSignal } from '../common/index.js';
 import { registerModelsCommand } from './commands/models.js';
 import { registerQuoteCommand } from './commands/quote.js';
 import { registerReportCommand } from './commands/report.js';
@@ -105,7 +105,7 @@ function processIO(): CliIO {
   const onSignal = (signal: NodeJS.Signals): void => {
     if (interrupted) {
       // A second signal exits at once.
-      process.exit(signal === 'SIGINT' ? EXIT.interrupted : 143);
+      process.exit(exitCodeForSignal(signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM'));
     }
     interrupted = true;
     resolveInterrupt();

@@ -4,7 +4,7 @@
  * They never throw; a reader that finds nothing returns `undefined` and the caller decides.
  */
 import { isKnownErrorCode, TERMINAL_JOB_STATUSES } from '../service/index.js';
-import type { ModelInfo } from '../service/index.js';
+import type { JobErrorCode, ModelInfo } from '../service/index.js';
 import type { PaymentPage } from './account-types.js';
 
 type Json = Record<string, unknown>;
@@ -28,7 +28,7 @@ export interface JobStatus {
 
 /** Why an accepted job failed. */
 export interface JobFailure {
-  readonly code: string | null;
+  readonly code: JobErrorCode | null;
   readonly message: string | null;
   readonly reason: string | null;
   readonly retryable: boolean | null;

@@ -21,7 +21,13 @@ export class DeflowError extends Error {
   }
 }
 
-/** True for any error deflow threw on purpose (safe to print as one line). */
-export function isDeflowError(error: unknown): error is DeflowError {
-  return error instanceof DeflowError;
+/**
+ * True for any error deflow threw on purpose (safe to print as one line); with codes, true only
+ * for one carrying one of them, and the type narrows to it: `isDeflowError(error, 'E_JOB_TIMEOUT')`.
+ * The only way src compares an error's code (never a cast to `{ code?: string }`).
+ */
+export function isDeflowError(error: unknown): error is DeflowError;
+export function isDeflowError<C extends ErrorCode>(error: unknown, ...codes: readonly [C, ...C[]]): error is DeflowError & { readonly code: C };
+export function isDeflowError(error: unknown, ...codes: readonly ErrorCode[]): boolean {
+  return error instanceof DeflowError && (codes.length === 0 || codes.includes(error.code));
 }

@@ -1,125 +1,9 @@
-import { isDeflowError } from './deflow-error.js';
-import { EXIT, type ExitCode } from './exit-codes.js';
+import { ERROR_EXIT_CODES } from './exit-codes.js';
 
 /**
- * Every code a `DeflowError` carries, with the exit code a command ends with when that error
- * stops it. Callers branch on the code, never on message text. A new code is one entry here;
- * the compiler refuses any other string.
+ * A stable error code: an entry of the error table ({@link ERROR_EXIT_CODES} in exit-codes.ts,
+ * which also gives its exit code). The compiler refuses any other string.
  */
-export const ERROR_EXIT_CODES = {
-  // The service answered with an error (client/errors, one class per code).
-  E_API: EXIT.failed,
-  E_API_AUTH: EXIT.refused,
-  E_API_BALANCE: EXIT.refused,
-  E_API_DAILY_LIMIT: EXIT.dailyLimit,
-  E_API_KEY_LIMIT: EXIT.refused,
-  E_API_NOT_FOUND: EXIT.failed,
-  E_API_PERMISSION: EXIT.refused,
-  E_API_RATE_LIMITED: EXIT.failed,
-  E_API_REQUEST: EXIT.failed,
-  E_API_RESPONSE: EXIT.failed,
-  E_API_SERVER: EXIT.failed,
-  E_API_VALIDATION: EXIT.failed,
-  // A run's account check before it starts (cli/actions/account-check.ts): the key, the balance.
-  E_AUTH: EXIT.refused,
-  E_BALANCE_LOW: EXIT.refused,
-  // Transport: the request or a transfer did not complete.
-  E_NETWORK: EXIT.failed,
-  E_RESPONSE_TOO_LARGE: EXIT.failed,
-  E_TRANSFER: EXIT.failed,
-  E_TRUNCATED: EXIT.failed,
-  E_UNSAFE_URL: EXIT.failed,
-  // Usage: a flag, an option or the environment is wrong; nothing was sent.
-  E_USAGE_BASE_URL: EXIT.usage,
-  E_USAGE_ENV_FILE: EXIT.usage,
-  E_USAGE_INPUT: EXIT.usage,
-  E_USAGE_KEY_FILE: EXIT.usage,
-  E_USAGE_KEY_FLAG: EXIT.usage,
-  E_USAGE_KEY_FORMAT: EXIT.usage,
-  E_USAGE_NO_KEY: EXIT.usage,
-  E_USAGE_NO_EVENTS: EXIT.usage,
-  E_USAGE_NO_RUN: EXIT.usage,
-  E_USAGE_OPTION: EXIT.usage,
-  E_USAGE_PORT: EXIT.usage,
-  E_USAGE_QUEUE_URL: EXIT.usage,
-  E_USAGE_RUN_ID: EXIT.usage,
-  E_USAGE_TASK: EXIT.usage,
-  E_USAGE_TLS: EXIT.usage,
-  E_USAGE_V1: EXIT.usage,
-  E_USAGE_WEBHOOK_LISTEN: EXIT.usage,
-  E_USAGE_WEBHOOK_URL: EXIT.usage,
-  // Input files and configuration.
-  E_CONFIG_PARSE: EXIT.usage,
-  E_CONFIG_READ: EXIT.usage,
-  E_CONFIG_SCHEMA: EXIT.usage,
-  E_INPUT_FILE: EXIT.usage,
-  E_INPUT_FILE_IN_JSON: EXIT.usage,
-  E_INPUT_QUOTE: EXIT.usage,
-  E_INIT_EXISTS: EXIT.usage,
-  // The workflow (workflow/workflow-error.ts names each one).
-  E_WORKFLOW_CYCLE: EXIT.usage,
-  E_WORKFLOW_EXPRESSION: EXIT.usage,
-  E_WORKFLOW_FIELD: EXIT.usage,
-  E_WORKFLOW_FILE: EXIT.usage,
-  E_WORKFLOW_FOR_EACH: EXIT.usage,
-  E_WORKFLOW_INPUT: EXIT.usage,
-  E_WORKFLOW_INPUT_FILE: EXIT.usage,
-  E_WORKFLOW_INVALID: EXIT.usage,
-  E_WORKFLOW_KIND: EXIT.usage,
-  E_WORKFLOW_LIMIT: EXIT.usage,
-  E_WORKFLOW_MODEL: EXIT.usage,
-  E_WORKFLOW_REF: EXIT.usage,
-  E_WORKFLOW_REQUIRED: EXIT.usage,
-  E_WORKFLOW_SAVE_PATH: EXIT.usage,
-  E_WORKFLOW_SCHEMA: EXIT.usage,
-  E_WORKFLOW_TASK: EXIT.usage,
-  E_WORKFLOW_TOO_LARGE: EXIT.usage,
-  E_WORKFLOW_YAML: EXIT.usage,
-  // Jobs and their results.
-  E_INTERNAL: EXIT.failed,
-  E_JOB_FAILED: EXIT.failed,
-  E_JOB_TIMEOUT: EXIT.failed,
-  E_JOB_UNKNOWN: EXIT.failed,
-  E_POLL_DEADLINE: EXIT.failed,
-  E_RESULT_JSON: EXIT.failed,
-  E_RESULT_LOST: EXIT.failed,
-  E_RESULT_MISSING: EXIT.failed,
-  E_RESULT_NOT_DOWNLOADED: EXIT.failed,
-  E_UPSTREAM_TOO_LARGE: EXIT.failed,
-  E_SAVE_NOTHING: EXIT.failed,
-  E_RUN_STOPPED: EXIT.failed,
-  E_QUOTE_UNAVAILABLE: EXIT.failed,
-  E_INTERRUPTED: EXIT.interrupted,
-  // Durable state: journal, lock, cache, reports.
-  E_CACHE_BLOB_MISSING: EXIT.failed,
-  E_CACHE_KEY: EXIT.failed,
-  E_JOURNAL_CLOSED: EXIT.failed,
-  E_JOURNAL_CORRUPT: EXIT.failed,
-  E_JOURNAL_EXISTS: EXIT.failed,
-  E_JOURNAL_MISSING: EXIT.failed,
-  E_JOURNAL_VERSION: EXIT.failed,
-  E_JOURNAL_WRITE: EXIT.failed,
-  E_STATE_DIR: EXIT.usage,
-  E_STATE_LOCKED: EXIT.failed,
-  E_REPORT_WRITE: EXIT.failed,
-  // Any file deflow writes (common/durable-fs.ts): named with its path.
-  E_DISK_FULL: EXIT.failed,
-  E_OUTPUT_NOT_FILE: EXIT.failed,
-  E_OUTPUT_NOT_WRITABLE: EXIT.failed,
-  E_INIT_WRITE: EXIT.failed,
-  // Distributed mode (engine/queue): Redis, the queue's runs, the workers.
-  E_QUEUE_CONNECT: EXIT.failed,
-  E_QUEUE_LOCK_LOST: EXIT.failed,
-  E_QUEUE_RESULT_FETCH: EXIT.failed,
-  E_QUEUE_RUN: EXIT.failed,
-  E_QUEUE_WORKER: EXIT.failed,
-  E_QUEUE_WORKFLOW: EXIT.failed,
-  // The emulator.
-  E_EMULATOR_LISTEN: EXIT.failed,
-  E_EMULATOR_PORT_IN_USE: EXIT.failed,
-} as const satisfies Record<`E_${string}`, ExitCode>;
-
-/** A stable error code. */
 export type ErrorCode = keyof typeof ERROR_EXIT_CODES;
 
 /** True for a string that is one of deflow's error codes (e.g. read back from a journal). */
@@ -127,7 +11,7 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_EXIT_CODES, value);
 }
 
-/** The exit code for an error a command threw: its code's entry, or 70 for anything unexpected. */
-export function exitCodeFor(error: unknown): ExitCode {
-  return isDeflowError(error) && isErrorCode(error.code) ? ERROR_EXIT_CODES[error.code] : EXIT.internal;
+/** A code read back from a file another version may have written: kept when known, else `E_INTERNAL`. */
+export function asErrorCode(value: unknown): ErrorCode {
+  return isErrorCode(value) ? value : 'E_INTERNAL';
 }

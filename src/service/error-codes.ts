@@ -25,6 +25,12 @@ export function isKnownErrorCode(code: unknown): code is ErrorCode {
 /** Job `error_code` values the public docs publish (service-facts.md §3). */
 export const JOB_ERROR_CODES = ['WORKER_TIMEOUT', 'WORKER_ERROR', 'PROCESSING_ERROR'] as const;
 
+/**
+ * A failed job's `error_code` as the service sent it: one the docs publish, or any other string
+ * (the list is open, so it is kept as sent). Not one of deflow's own `E_…` codes.
+ */
+export type JobErrorCode = (typeof JOB_ERROR_CODES)[number] | (string & Record<never, never>);
+
 /** Job `error_reason` values the public docs publish; the list is open (unknown → PROCESSING_FAILED). */
 export const JOB_ERROR_REASONS = [
   'SOURCE_PRIVATE',

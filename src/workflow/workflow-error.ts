@@ -1,4 +1,4 @@
-import { DeflowError } from '../common/index.js';
+import { DeflowError, type ErrorCode } from '../common/index.js';
 
 /** Stable codes of workflow problems; callers branch on these, never on message text. */
 export const WORKFLOW_CODES = {
@@ -54,7 +54,7 @@ export interface WorkflowLocation {
 /** The JSON form of a problem, as `deflow validate --json` prints it. */
 export interface WorkflowProblemJson extends WorkflowLocation {
   readonly message: string;
-  readonly code: string;
+  readonly code: ErrorCode;
   /** The item the problem is about, for a problem of one item of a fan-out (`--keep-going` skips it). */
   readonly item?: ProblemItem;
 }

@@ -6,7 +6,7 @@ import { KeyLimitError } from '../../src/client/errors/key-limit-error.js';
 import { NotFoundError } from '../../src/client/errors/not-found-error.js';
 import { PermissionError } from '../../src/client/errors/permission-error.js';
 import { ValidationError } from '../../src/client/errors/validation-error.js';
-import { exitCodeFor } from '../../src/common/error-codes.js';
+import { exitCodeFor } from '../../src/common/exit-codes.js';
 import { DeflowError } from '../../src/common/deflow-error.js';
 import { sendJson, useClient, useClientAt, useEmulator, useLocalServer } from './support.js';
 

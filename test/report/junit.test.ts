@@ -58,7 +58,7 @@ describe('renderJUnit', () => {
   it('escapes markup, quotes and control characters so the file stays well-formed', () => {
     const builder = new RunReportBuilder();
     builder.handle(runStarted([{ id: 's<1>', task: 'text-to-image', items: 1 }]));
-    builder.handle(failed(node('s<1>', 0, 'a&b"c\'.txt'), T0 + 1, { code: 'E_X', message: 'bad <tag> & "q"\u0001\u001b[31m\nnext' }));
+    builder.handle(failed(node('s<1>', 0, 'a&b"c\'.txt'), T0 + 1, { code: 'E_JOB_FAILED', message: 'bad <tag> & "q"\u0001\u001b[31m\nnext' }));
     builder.handle(runFinished({ total: 1, done: 0, cached: 0, failed: 1, skipped: 0, unknown: 0, pending: 0 }, { ts: T0 + 2 }));
     const xml = [...renderJUnit(builder)].join('');
     expect(xml).toContain('<testsuite name="s&lt;1&gt;"');

@@ -15,7 +15,7 @@ import { readGivenInputs } from '../../workflow/index.js';
 import { validateWorkflow } from '../../workflow/index.js';
 import { WorkflowInvalidError } from '../../workflow/index.js';
 import type { CliIO } from '../../common/index.js';
-import { EXIT } from '../../common/index.js';
+import { EXIT, exitCodeForQuote } from '../../common/index.js';
 import { QUOTE_FORMATS as FORMATS } from '../commands/quote.js';
 import type { ServiceOptionValues } from '../service-options.js';
 import { withServiceSession } from '../service-session.js';
@@ -79,21 +79,22 @@ export async function runQuote(file: string, flags: QuoteFlags, io: CliIO): Prom
   });
 }
 
-/** The exit code of a quote's verdict; the cause on stderr when it is not 0. */
+/** The exit code of a quote's verdict (common's exit-codes.ts); the cause on stderr when it is not 0. */
 function exitFor(quote: Quote, io: CliIO): number {
   switch (quote.verdict) {
     case 'within':
     case 'no-budget':
-      return EXIT.ok;
+      break;
     case 'unavailable':
       io.stderr.write(`deflow: cannot price the workflow: ${quote.prices_unavailable?.message ?? quote.verdict_reason}; no budget verdict was reached\n`);
-      return EXIT.failed;
+      break;
     case 'over-budget':
     case 'unpriced':
     case 'over-balance':
       io.stderr.write(`deflow: ${quote.verdict}: ${quote.verdict_reason}\n`);
-      return EXIT.overBudget;
+      break;
   }
+  return exitCodeForQuote(quote.verdict);
 }
 
 function render(quote: Quote, format: (typeof FORMATS)[number], comparison: QuoteComparison | undefined): string {

@@ -20,7 +20,7 @@ import { readGivenInputs } from '../../workflow/index.js';
 import { validateWorkflow } from '../../workflow/index.js';
 import { WorkflowInvalidError } from '../../workflow/index.js';
 import type { CliIO } from '../../common/index.js';
-import { EXIT } from '../../common/index.js';
+import { EXIT, exitCodeForQuote } from '../../common/index.js';
 import { formatResumeCommand } from '../resume-command.js';
 import { checkQueueFlags, runQueuedCommand } from './run-queued.js';
 import { deferredLines, excludedLines } from './run-notes.js';
@@ -205,11 +205,8 @@ async function dryRun(io: CliIO, flags: RunFlags, graph: JobGraph, quote: Quote,
     io.stdout.write(renderQuoteTable(quote));
     io.stderr.write(`dry run: nothing was submitted (${graph.nodeCount} jobs planned)\n`);
   }
-  if (quote.prices_unavailable) {
-    io.stderr.write(`deflow: cannot price the workflow: ${quote.prices_unavailable.message}\n`);
-    return EXIT.failed;
-  }
-  return quote.verdict === 'over-budget' || quote.verdict === 'unpriced' ? EXIT.overBudget : EXIT.ok;
+  if (quote.prices_unavailable) io.stderr.write(`deflow: cannot price the workflow: ${quote.prices_unavailable.message}\n`);
+  return exitCodeForQuote(quote.verdict);
 }
 
 /** A cap that lets the rest of the run go: the quote's high end for the whole run, or what was about to be held. */

@@ -4,6 +4,9 @@
  * `ts`, milliseconds since the epoch on the run's clock.
  */
 
+import type { ErrorCode, RunStatus } from '../../common/index.js';
+import type { JobErrorCode } from '../../service/index.js';
+
 /** A node of the job graph as events name it: step id, item index, and the item's stable key. */
 export interface NodeRef {
   readonly step: string;
@@ -14,15 +17,16 @@ export interface NodeRef {
 
 /** An error as reports show it: a stable code and a one-line message, never a secret. */
 export interface EventError {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly message: string;
   /** Job errors: the service's `error_code` / `error_reason` / `retryable`. */
-  readonly jobErrorCode?: string;
+  readonly jobErrorCode?: JobErrorCode;
   readonly reason?: string;
   readonly retryable?: boolean;
 }
 
-export type RunStatus = 'done' | 'failed' | 'interrupted' | 'daily-limit' | 'over-budget' | 'refused';
+/** How a run ended; common's exit-codes.ts gives each its exit code. */
+export type { RunStatus };
 
 /**
  * Why an item was skipped: its `if` is false (`condition`), its inputs failed the load-time

@@ -202,7 +202,7 @@ async function resumeRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
     journal = openJournal(paths.journal, { ...options.journalHooks, create: false, clock });
   } catch (error) {
     // The run died between writing run.json and creating its journal: nothing was sent.
-    if ((error as { code?: string }).code !== 'E_JOURNAL_MISSING') throw error;
+    if (!isDeflowError(error, 'E_JOURNAL_MISSING')) throw error;
     return createRun(options, ids, runId, digest, await carryOver(options, ids, digest, runId));
   }
   try {

@@ -3,7 +3,7 @@
  * line. Every record carries `v` (format version), `t` (type) and `ts` (ms on the run's clock).
  * `node` is the engine's stable id of a job-graph node within the run (step and item key).
  */
-import { DeflowError } from '../../common/index.js';
+import { DeflowError, type ErrorCode } from '../../common/index.js';
 import type { RunStatus } from '../contracts/events.js';
 
 /** The journal format this code writes and reads. */
@@ -11,7 +11,7 @@ export const JOURNAL_VERSION = 1;
 
 /** An error as the journal keeps it: a stable code, a one-line message, optional job details. */
 export interface JournalError {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly message: string;
   readonly [extra: string]: unknown;
 }

@@ -5,7 +5,7 @@
  * rate governor paces the quote pool, this only bounds how many sockets wait on it.
  */
 import pLimit from 'p-limit';
-import { isDeflowError } from '../../common/index.js';
+import { type ErrorCode, isDeflowError } from '../../common/index.js';
 import type { TaskId } from '../../service/index.js';
 import type { QuoteCache } from './quote-cache.js';
 
@@ -45,12 +45,12 @@ const PER_REQUEST_FAILURES = /^E_API_(VALIDATION|NOT_FOUND)$|^E_INPUT_FILE|^E_UN
 
 /** Why prices could not be obtained at all. */
 export interface Unavailable {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly message: string;
 }
 
 /** The cause of a failure that stops every price request, in words. */
-function describeUnavailable(code: string, message: string): string {
+function describeUnavailable(code: ErrorCode, message: string): string {
   if (code === 'E_API_DAILY_LIMIT') return `the price-request pool is exhausted for the day (${message})`;
   if (code === 'E_API_RATE_LIMITED') return `the price-request pool is exhausted (${message})`;
   if (code === 'E_API_AUTH' || code === 'E_API_PERMISSION') return `the service refused the key (${message})`;

@@ -8,6 +8,8 @@
  * high end. Format 1 had `estimated`, `low`, `high` and `unknown` as flat numbers.
  */
 
+import type { BudgetVerdict, ErrorCode } from '../../common/index.js';
+
 /**
  * How an item's price was obtained:
  * - `exact`: the price twin answered for exactly these parameters;
@@ -139,12 +141,13 @@ export interface QuotedStep {
  * What a budget gate concludes: `within` the cap, `over-budget` (the high end is above it),
  * `unpriced` (items have no price and `--allow-unpriced` was not given), `over-balance` (the
  * point is above the balance), `unavailable` (prices could not be obtained), or `no-budget`.
+ * Common's exit-codes.ts gives each its exit code.
  */
-export type BudgetVerdict = 'within' | 'over-budget' | 'unpriced' | 'over-balance' | 'unavailable' | 'no-budget';
+export type { BudgetVerdict };
 
 /** Why prices could not be obtained at all (the service unreachable, the key refused, the price pool exhausted). */
 export interface PricesUnavailable {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly message: string;
 }
 

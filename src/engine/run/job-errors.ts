@@ -14,7 +14,7 @@ import { NetworkError } from '../../client/index.js';
 import { PermissionError } from '../../client/index.js';
 import { ServerError } from '../../client/index.js';
 import type { JobFailure } from '../../client/index.js';
-import { isErrorCode, type Redactor } from '../../common/index.js';
+import { isDeflowError, type Redactor } from '../../common/index.js';
 import type { EventError } from '../contracts/events.js';
 
 /** Why the run stops submitting. */
@@ -55,8 +55,7 @@ export function isTransientPollError(error: unknown): boolean {
 
 /** An error as events and reports show it (never a secret: client messages are already redacted). */
 export function toEventError(error: unknown, redact: Redactor): EventError {
-  const candidate = (error as { code?: unknown } | null)?.code;
-  const code = isErrorCode(candidate) ? candidate : 'E_INTERNAL';
+  const code = isDeflowError(error) ? error.code : 'E_INTERNAL';
   const message = error instanceof Error ? error.message : String(error);
   return { code, message: redact(message.split('\n')[0] ?? '') };
 }

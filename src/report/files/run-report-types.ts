@@ -1,4 +1,6 @@
+import type { ErrorCode } from '../../common/index.js';
 import type { RunStatus, SkipKind } from '../../engine/index.js';
+import type { JobErrorCode } from '../../service/index.js';
 
 /*
  * The shape of `--report run.json` (format_version 1). Keys are snake_case, like every
@@ -20,9 +22,10 @@ export type ItemStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped' |
 export type ReportRunStatus = RunStatus | 'running' | 'incomplete';
 
 export interface ReportError {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly message: string;
-  readonly job_error_code?: string;
+  /** The service's `error_code` for a failed job, as sent. */
+  readonly job_error_code?: JobErrorCode;
   readonly reason?: string;
   readonly retryable?: boolean;
 }

@@ -5,7 +5,7 @@
  */
 import { DailyLimitError } from '../../../client/index.js';
 import type { JobStatus } from '../../../client/index.js';
-import { DeflowError } from '../../../common/index.js';
+import { DeflowError, isDeflowError } from '../../../common/index.js';
 import type { GraphStep } from '../../../workflow/index.js';
 import { isAccountRefusal, isTransientPollError, lostError, toEventError, unsavedError } from '../job-errors.js';
 import type { JobContext, NodeOutcome } from '../job-runner.js';
@@ -59,13 +59,16 @@ export async function poll(ctx: JobContext, id: number, step: GraphStep, key: st
       const event = toEventError(error, ctx.client.redact);
       if (state.isPaid(id)) {
         // Paid for earlier: never bought again. When the service no longer knows the job, its result is lost.
-        const gone = (error as { code?: string }).code === 'E_API_NOT_FOUND';
+        const gone = isDeflowError(error, 'E_API_NOT_FOUND');
         await state.unsaved(id, requestId, gone ? lostError(requestId, event) : unsavedError(requestId, error, ctx.client.redact), null);
         return 'failed';
       }
-      if ((error as { code?: string }).code === 'E_JOB_TIMEOUT') await state.failed(id, event, false);
-      else await state.unknown(id, `cannot read the status of job ${requestId}: ${event.message}`);
-      return (error as { code?: string }).code === 'E_JOB_TIMEOUT' ? 'failed' : 'unknown';
+      if (isDeflowError(error, 'E_JOB_TIMEOUT')) {
+        await state.failed(id, event, false);
+        return 'failed';
+      }
+      await state.unknown(id, `cannot read the status of job ${requestId}: ${event.message}`);
+      return 'unknown';
     }
   }
 }
@@ -92,7 +95,7 @@ export async function collectWithRetry(ctx: JobContext, step: GraphStep, job: { 
   try {
     return await attempt(first);
   } catch (error) {
-    if (signal.aborted || (error as { code?: string }).code === 'E_RESULT_JSON') throw error;
+    if (signal.aborted || isDeflowError(error, 'E_RESULT_JSON')) throw error;
     const again = left();
     // No time left for a second try: the first one's error says what happened.
     if (again !== undefined && again <= 0) throw error;

@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+// Things src spells one way only (eslint.config.js, HOUSE_SYNTAX): a violation planted in a
+// copy of a real source file must fail the project's own, typed lint configuration.
+const linter = new ESLint({ cwd: process.cwd() });
+
+async function restricted(file: string, code: string): Promise<string[]> {
+  const [result] = await linter.lintText(code, { filePath: file });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+}
+
+/** The real file's text with `code` appended. */
+function planted(file: string, code: string): string {
+  return `${readFileSync(file, 'utf8')}\n${code}\n`;
+}
+
+describe('house syntax rules (eslint.config.js)', () => {
+  const file = 'src/engine/run/poll/job-poll.ts';
+
+  it('passes the real file as it is', async () => {
+    expect(await restricted(file, readFileSync(file, 'utf8'))).toEqual([]);
+  });
+
+  it("refuses comparing an error's code through a cast", async () => {
+    const messages = await restricted(file, planted(file, "export const isTimeout = (error: unknown): boolean => (error as { code?: string }).code === 'E_JOB_TIMEOUT';"));
+    expect(messages).toEqual([expect.stringContaining("isDeflowError(error, 'E_…')")]);
+  });
+});
