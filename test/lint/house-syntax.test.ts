@@ -1,10 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 
 // Things src spells one way only (eslint.config.js, HOUSE_SYNTAX): a violation planted in a
-// copy of a real source file must fail the project's own, typed lint configuration.
-const linter = new ESLint({ cwd: process.cwd() });
+// copy of a real source file must fail the project's own lint configuration (its syntax rules
+// need no type information, so it is turned off: the test stays fast).
+const linter = new ESLint({
+  cwd: process.cwd(),
+  overrideConfig: [tseslint.configs.disableTypeChecked, { languageOptions: { parserOptions: { projectService: false } } }],
+});
 
 async function restricted(file: string, code: string): Promise<string[]> {
   const [result] = await linter.lintText(code, { filePath: file });
@@ -16,7 +21,7 @@ function planted(file: string, code: string): string {
   return `${readFileSync(file, 'utf8')}\n${code}\n`;
 }
 
-describe('house syntax rules (eslint.config.js)', () => {
+describe('house syntax rules (eslint.config.js)', { timeout: 60_000 }, () => {
   const file = 'src/engine/run/poll/job-poll.ts';
 
   it('passes the real file as it is', async () => {
