@@ -7,5 +7,7 @@ export { DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, clientPriceSource, c
 export type { BudgetVerdict, PriceMethod, Quote, QuoteComparison, QuoteDelta, QuoteTotal, QuotedItem, QuotedStep } from './quote/index.js';
 export type { BudgetOutcome, EarlierInvocation } from './contracts/events.js';
 export { GatedGovernor } from './run/index.js';
+export { findHeldItems, leftOutWithDependents, openResultCacheLookup } from './run/index.js';
+export type { KnownBeforeQuote } from './run-workflow.js';
 // Types only: the queue's values load the Redis client, which commands without --queue or --governor never need.
 export type { QueueRunStatusReport, RedisGovernor, RedisTarget, SharedGovernor } from './queue/index.js';

@@ -17,7 +17,7 @@ import { DailyDeferrals } from './run/index.js';
 import type { JobContext, RunWebhooks } from './run/index.js';
 import { createScopeBuilder } from './run/index.js';
 import { PollEstimator, type PollEstimatorOptions } from './run/index.js';
-import type { Quote } from './quote/index.js';
+import type { HeldItem, Quote } from './quote/index.js';
 import { ResultStore } from './run/index.js';
 import { RunControl } from './run/index.js';
 import { decideOutcome } from './run/index.js';
@@ -28,7 +28,13 @@ import { NO_RECORDER, type StateRecorder } from './run/index.js';
 import { isSubmitGate } from './run/index.js';
 import { SubmitWindow } from './run/index.js';
 import { watchGovernor } from './run/index.js';
-import { earlierSpend, gateRun, RunPricer } from './run/index.js';
+import { earlierSpend, findHeldItems, gateRun, leftOutWithDependents, RunPricer } from './run/index.js';
+
+/** What the run knows before it quotes: items it already has, and items left out at validation with their dependents. */
+export interface KnownBeforeQuote {
+  readonly held: ReadonlyMap<number, HeldItem>;
+  readonly excluded: ReadonlySet<number>;
+}
 
 /** Options of {@link runWorkflow}. */
 export interface RunWorkflowOptions {
@@ -49,7 +55,7 @@ export interface RunWorkflowOptions {
    * Quotes the run before anything is submitted (called with the run's event sink). Needed
    * for a budget; without it items carry no quoted price.
    */
-  readonly quote?: (onEvent: RunEventSink) => Promise<Quote>;
+  readonly quote?: (onEvent: RunEventSink, known?: KnownBeforeQuote) => Promise<Quote>;
   /** Budget in USD; overrides the workflow's `budget.max_cost`. */
   readonly maxCost?: number | null | undefined;
   /**
@@ -170,8 +176,13 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
   const pricer = new RunPricer(graph);
   let quote: Quote | null = null;
   let gate: { verdict: string; reason: string } | null = null;
+  const run = { id: runId, started_at: new Date(startedAt).toISOString() };
+  const blobs = createBlobStore(join(options.stateDir, 'blobs'));
   if (options.quote) {
-    quote = await options.quote(sink);
+    // Inputs left out (--keep-going) are not quoted; what the run already has (the journal, the result cache) is priced at $0.
+    const excluded = leftOutWithDependents(graph, (options.excluded ?? []).map((e) => graph.nodeIndex(e.step, e.index)));
+    const held = await findHeldItems({ graph, cache: options.cache ?? null, blobs, run, seeds, excluded });
+    quote = await options.quote(sink, { held, excluded });
     pricer.applyQuote(quote);
     state.quoted.set(pricer.point);
     const outcome = gateRun(graph, quote, { maxCost, allowUnpriced, spent: earlier.spent, done: earlier.done });
@@ -184,10 +195,8 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     else if (outcome.verdict === 'over-balance') control.stop('refused', new DeflowError('E_BALANCE_LOW', `refused to start, nothing was submitted: ${outcome.reason}`));
   }
   const governor = client.governor;
-  const run = { id: runId, started_at: new Date(startedAt).toISOString() };
   // The job runner defers a used-up pool and says so (daily-deferrals.ts); a queue's runners leave that to the governor's news.
   const unwatch = governor ? watchGovernor(governor, clock, sink, { daily: options.runners !== undefined }) : () => {};
-  const blobs = createBlobStore(join(options.stateDir, 'blobs'));
   // Temp files a killed run left behind (an hour old: a live run's are fresh).
   void blobs.cleanStale(60 * 60_000).catch(() => {});
   const ctx: JobContext = {

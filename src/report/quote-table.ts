@@ -40,6 +40,14 @@ export function describeCounts(counts: Readonly<Record<PriceMethod, number>>): s
   return parts.length > 0 ? parts.join(', ') : 'no items';
 }
 
+/** "4 exact, 996 fitted, 3 already had". */
+export function describeStepCounts(step: QuotedStep): string {
+  const held = step.already_have.items;
+  if (held === 0) return describeCounts(step.counts);
+  const priced = Object.values(step.counts).some((n) => n > 0) ? `${describeCounts(step.counts)}, ` : '';
+  return `${priced}${held} already had`;
+}
+
 /** A change as `+$0.1234 (+3.10%)`, `new` or `removed`. */
 export function formatChange(d: QuoteDelta): string {
   if (d.before === null) return 'new';
@@ -120,15 +128,26 @@ function columns(rows: readonly (readonly string[])[], right: ReadonlySet<number
   );
 }
 
+/**
+ * "3 item(s) already had, $0.0120 when paid once (priced $0: the result cache or this run's journal holds them)".
+ * Quotes written before `already_have` existed say nothing held.
+ */
+export function formatAlreadyHave(quote: Quote): string {
+  const have = quote.already_have;
+  if (have.items === 0) return 'nothing yet: every item is to pay';
+  return `${have.items} item(s) already had, ${formatCost(have.cost)} when paid once (priced $0: the result cache or this run's journal holds them)`;
+}
+
 /** The quote as plain text. */
 export function renderQuoteTable(quote: Quote, comparison?: QuoteComparison): string {
   const lines: string[] = [`Quote for ${quote.workflow}`, ''];
-  const header = ['STEP', 'TASK', 'MODEL', 'ITEMS', 'UNIT PRICE', 'SUBTOTAL', 'HOW OBTAINED'];
-  const rows = quote.steps.map((s) => [s.id, s.task, s.model ?? '-', String(s.items), formatUnitRange(s), formatSubtotal(s.subtotal), describeCounts(s.counts)]);
-  lines.push(...columns([header, ...rows], new Set([3])), '');
+  const header = ['STEP', 'TASK', 'MODEL', 'ITEMS', 'HAVE', 'UNIT PRICE', 'TO PAY', 'HOW OBTAINED'];
+  const rows = quote.steps.map((s) => [s.id, s.task, s.model ?? '-', String(s.items), String(s.already_have.items), formatUnitRange(s), formatSubtotal(s.subtotal), describeStepCounts(s)]);
+  lines.push(...columns([header, ...rows], new Set([3, 4])), '');
   const t = quote.total;
   if (quote.prices_unavailable) lines.push(`PRICES COULD NOT BE OBTAINED: ${quote.prices_unavailable.message}`, '');
-  lines.push(`Total:     ${formatSubtotal(t)}  (exact ${formatCost(t.exact)} + estimated ${formatEstimated(t)})`);
+  lines.push(`To pay:    ${formatSubtotal(t)}  (exact ${formatCost(t.exact)} + estimated ${formatEstimated(t)})`);
+  lines.push(`Have:      ${formatAlreadyHave(quote)}`);
   const verdicts = budgetLines(quote);
   lines.push(`Balance:   ${verdicts.balance}`);
   if (verdicts.budget) lines.push(`Budget:    ${verdicts.budget}`);

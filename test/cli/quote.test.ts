@@ -81,11 +81,11 @@ describe('deflow quote', () => {
     const { quote } = await setup(emulator);
     const table = await quote('--no-quote-cache');
     expect(table.code).toBe(0);
-    expect(table.out).toMatch(/^Quote for dub\.yaml\n\nSTEP {8}TASK {14}MODEL {11}ITEMS {2}UNIT PRICE/);
+    expect(table.out).toMatch(/^Quote for dub\.yaml\n\nSTEP {8}TASK {14}MODEL {11}ITEMS {2}HAVE {2}UNIT PRICE/);
     expect(table.out).toMatch(/\nPrice requests sent: \d+\n/);
     const md = await quote('--format', 'markdown', '--no-quote-cache');
     expect(md.code).toBe(0);
-    expect(md.out).toMatch(/^## ✅ Quote: `dub\.yaml`\n\n\*\*Total: \$0\.\d{5} \(up to \$0\.\d{5}\)\*\* · /);
+    expect(md.out).toMatch(/^## ✅ Quote: `dub\.yaml`\n\n\*\*To pay: \$0\.\d{5} \(up to \$0\.\d{5}\)\*\* · /);
     expect(md.out).toContain('| `speak` | `audio.speech` | `Kokoro` | 3 |');
   });
 
@@ -132,7 +132,7 @@ steps:
     await writeFile(join(dir, 'dub.yaml'), ocr);
     const gated = await quote('--max-cost', '5');
     expect(gated.code).toBe(4);
-    expect(gated.out).toContain('Total:     at least $0.000773 (1 item unpriced)');
+    expect(gated.out).toContain('To pay:    at least $0.000773 (1 item unpriced)');
     expect(gated.out).toContain('Budget:    $5.00 — FAILS: 1 item(s) unpriced (--allow-unpriced to run them under per-job reservations)');
     expect(gated.err).toBe('deflow: unpriced: 1 item(s) have no price, so the cost cannot be shown to stay within $5 (--allow-unpriced runs them under per-job reservations)\n');
     const allowed = await quote('--max-cost', '5', '--allow-unpriced', '--format', 'json');

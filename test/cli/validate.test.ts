@@ -71,7 +71,7 @@ describe('deflow validate', () => {
     expect(stderr).toBe('bad.yaml:8:14: steps.speak.with.voice: expected string, got number\n');
   });
 
-  it('prints { format_version, ok, errors, warnings, plan } with --json', async () => {
+  it('prints { format_version, ok, errors, warnings, plan, left_out } with --json', async () => {
     const bad = await run(['validate', 'bad.yaml', '--offline', '--json']);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout)).toEqual({
@@ -80,6 +80,7 @@ describe('deflow validate', () => {
       errors: [{ file: 'bad.yaml', line: 8, col: 14, path: 'steps.speak.with.voice', message: 'expected string, got number', code: 'E_WORKFLOW_SCHEMA' }],
       warnings: [],
       plan: null,
+      left_out: [],
     });
     const good = await run(['validate', 'good.yaml', '--offline', '--json']);
     const json = JSON.parse(good.stdout) as { ok: boolean; plan: { jobs: number; model_source: unknown; edges: unknown } };

@@ -5,12 +5,14 @@ import { type QuoteComparison, compareQuotes, readQuoteFile } from '../../engine
 import { quoteRun } from '../../engine/index.js';
 import { openQuoteCache } from '../../engine/index.js';
 import { quoteInputFromGraph } from '../../engine/index.js';
+import { findHeldItems, leftOutWithDependents, openResultCacheLookup } from '../../engine/index.js';
 import { clientPriceSource } from '../../engine/index.js';
 import type { Quote } from '../../engine/index.js';
 import { resolveStateDir } from '../../engine/index.js';
 import { renderQuoteMarkdown } from '../../report/index.js';
 import { renderQuoteTable } from '../../report/index.js';
-import { formatErrors, formatWarnings } from '../../workflow/index.js';
+import { formatAnnotations, formatErrors, formatWarnings } from '../../workflow/index.js';
+import { excludedLines } from './run-notes.js';
 import { readGivenInputs } from '../../workflow/index.js';
 import { validateWorkflow } from '../../workflow/index.js';
 import { WorkflowInvalidError } from '../../workflow/index.js';
@@ -34,6 +36,10 @@ export interface QuoteFlags extends ServiceOptionValues {
   readonly quoteCache: boolean;
   readonly maxPriceRequests: string;
   readonly fitThreshold: string;
+  /** commander's `--no-cache`: price items the result cache holds too. */
+  readonly cache?: boolean;
+  /** `--keep-going`: items with bad inputs are left out, as `run --keep-going` would. */
+  readonly keepGoing?: boolean;
 }
 
 export async function runQuote(file: string, flags: QuoteFlags, io: CliIO): Promise<number> {
@@ -53,16 +59,25 @@ export async function runQuote(file: string, flags: QuoteFlags, io: CliIO): Prom
   const previous = flags.compareTo === undefined ? undefined : await readQuoteFile(resolvePath(io, flags.compareTo));
 
   return withServiceSession(flags, io, 'api', async ({ client }) => {
-    const validation = await validateWorkflow(file, { inputs, cwd: io.cwd, fetchModels: () => client.listModels() });
-    const problems = [...formatErrors(validation.errors), ...formatWarnings(validation.warnings)];
+    const validation = await validateWorkflow(file, { inputs, cwd: io.cwd, fetchModels: () => client.listModels(), keepGoing: flags.keepGoing === true ? true : 'workflow' });
+    const problems = [...formatErrors(validation.errors), ...excludedLines(validation.excluded), ...formatWarnings(validation.warnings)];
     if (problems.length > 0) io.stderr.write(`${problems.join('\n')}\n`);
+    if (io.env.GITHUB_ACTIONS === 'true' && validation.excluded.length > 0) io.stderr.write(`${formatAnnotations('warning', validation.excluded).join('\n')}\n`);
     if (!validation.ok || !validation.graph) return EXIT.usage;
+    const graph = validation.graph;
 
     const stateDir = resolveStateDir({ workflowPath: file, stateDir: flags.stateDir, cwd: io.cwd });
     const cache = await openQuoteCache({ stateDir, scope: client.baseUrl, clock: client.clock, ttlMs, enabled: flags.quoteCache });
     const abort = new AbortController();
     void io.interrupted.then(() => abort.abort(new DeflowError('E_INTERRUPTED', 'interrupted: no quote was written')));
-    const quote = await quoteRun(quoteInputFromGraph(validation.graph, { runStartedAt: new Date(client.clock.now()).toISOString() }), {
+    const startedAt = new Date(client.clock.now()).toISOString();
+    // What a run would not pay for: inputs left out (and what reads them), and results the result cache holds.
+    const excluded = leftOutWithDependents(graph, validation.excluded.map((e) => graph.nodeIndex(e.item!.step, e.item!.index)));
+    const held =
+      flags.cache === false
+        ? new Map()
+        : await findHeldItems({ graph, ...openResultCacheLookup({ graph, stateDir, clock: client.clock }), run: { id: 'quote', started_at: startedAt }, excluded, signal: abort.signal });
+    const quote = await quoteRun(quoteInputFromGraph(graph, { runStartedAt: startedAt, held, excluded }), {
       prices: clientPriceSource(client),
       clock: client.clock,
       cache,

@@ -1,7 +1,8 @@
 /** What `deflow run` does (run.ts defines the command and its exit codes). */
 import { join, relative, resolve } from 'node:path';
 import { DeflowError, writeFileAtomically } from '../../common/index.js';
-import type { RunEventSink } from '../../engine/index.js';
+import type { KnownBeforeQuote, RunEventSink } from '../../engine/index.js';
+import { findHeldItems, leftOutWithDependents, openResultCacheLookup } from '../../engine/index.js';
 import { quoteRun } from '../../engine/index.js';
 import { openQuoteCache } from '../../engine/index.js';
 import { quoteInputFromGraph } from '../../engine/index.js';
@@ -93,8 +94,17 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     const balance = flags.offline ? null : await checkAccount(client);
     const source = clientPriceSource(client);
     const prices = balance === null ? source : { price: source.price.bind(source), balance: () => Promise.resolve(balance) };
-    const quote = async (onEvent?: RunEventSink): Promise<Quote> =>
-      quoteRun(quoteInputFromGraph(graph, { runStartedAt: new Date(client.clock.now()).toISOString() }), {
+    const excludedIds = leftOutWithDependents(graph, validation.excluded.map((e) => graph.nodeIndex(e.item!.step, e.item!.index)));
+    // `--dry-run` prices what the run would: the result cache (unless --no-cache) and no inputs left out.
+    const knownForDryRun = async (): Promise<KnownBeforeQuote> => ({
+      excluded: excludedIds,
+      held:
+        flags.cache === false
+          ? new Map()
+          : await findHeldItems({ graph, ...openResultCacheLookup({ graph, stateDir, clock: client.clock }), run: { id: 'quote', started_at: new Date(client.clock.now()).toISOString() }, excluded: excludedIds }),
+    });
+    const quote = async (onEvent?: RunEventSink, known?: KnownBeforeQuote): Promise<Quote> =>
+      quoteRun(quoteInputFromGraph(graph, { runStartedAt: new Date(client.clock.now()).toISOString(), ...(known ?? (await knownForDryRun())) }), {
         prices,
         clock: client.clock,
         cache: await openQuoteCache({ stateDir, scope: client.baseUrl, clock: client.clock }),

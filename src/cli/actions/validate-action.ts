@@ -5,6 +5,8 @@ import { formatErrors, formatWarnings } from '../../workflow/index.js';
 import { readGivenInputs } from '../../workflow/index.js';
 import { validateWorkflow } from '../../workflow/index.js';
 import { WorkflowInvalidError } from '../../workflow/index.js';
+import type { WorkflowError } from '../../workflow/index.js';
+import { excludedLines } from './run-notes.js';
 import type { CliIO } from '../../common/index.js';
 import { EXIT } from '../../common/index.js';
 import type { ValidateCommandOptions } from '../commands/validate.js';
@@ -14,6 +16,8 @@ export interface ValidateFlags {
   readonly inputs?: string;
   readonly offline?: boolean;
   readonly json?: boolean;
+  /** `--keep-going`: items with bad inputs are left out (listed), as `run --keep-going` would. */
+  readonly keepGoing?: boolean;
 }
 
 export async function runValidate(file: string, flags: ValidateFlags, io: CliIO, options: ValidateCommandOptions): Promise<number> {
@@ -30,21 +34,30 @@ export async function runValidate(file: string, flags: ValidateFlags, io: CliIO,
     offline: flags.offline === true,
     cwd: io.cwd,
     ...(fetchModels ? { fetchModels } : {}),
+    keepGoing: flags.keepGoing === true ? true : 'workflow',
   });
   return report(io, flags, result);
 }
 
-function report(io: CliIO, flags: ValidateFlags, result: Pick<Awaited<ReturnType<typeof validateWorkflow>>, 'ok' | 'errors' | 'warnings' | 'plan'>): number {
+function report(io: CliIO, flags: ValidateFlags, result: Pick<Awaited<ReturnType<typeof validateWorkflow>>, 'ok' | 'errors' | 'warnings' | 'plan'> & { readonly excluded?: readonly WorkflowError[] }): number {
+  const leftOut = result.excluded ?? [];
   if (io.env.GITHUB_ACTIONS === 'true') {
-    const lines = [...formatAnnotations('error', result.errors), ...formatAnnotations('warning', result.warnings)];
+    const lines = [...formatAnnotations('error', result.errors), ...formatAnnotations('warning', leftOut), ...formatAnnotations('warning', result.warnings)];
     // The runner reads workflow commands from both streams; with --json, stdout stays pure JSON.
     if (lines.length > 0) (flags.json ? io.stderr : io.stdout).write(`${lines.join('\n')}\n`);
   }
   if (flags.json) {
-    const json = { format_version: 1, ok: result.ok, errors: result.errors.map((e) => e.toJSON()), warnings: result.warnings.map((w) => w.toJSON()), plan: result.plan ?? null };
+    const json = {
+      format_version: 1,
+      ok: result.ok,
+      errors: result.errors.map((e) => e.toJSON()),
+      warnings: result.warnings.map((w) => w.toJSON()),
+      plan: result.plan ?? null,
+      left_out: leftOut.map((e) => e.toJSON()),
+    };
     io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
-    const problems = [...formatErrors(result.errors), ...formatWarnings(result.warnings)];
+    const problems = [...formatErrors(result.errors), ...excludedLines(leftOut), ...formatWarnings(result.warnings)];
     if (problems.length > 0) io.stderr.write(`${problems.join('\n')}\n`);
     if (result.plan) io.stdout.write(`${formatPlan(result.plan, io.cwd).join('\n')}\n`);
   }

@@ -34,6 +34,8 @@ export function registerQuoteCommand(program: Command, io: CliIO, wrap: ActionWr
     .option('--state-dir <dir>', 'state folder holding the quote cache (default: .deflow beside the workflow)')
     .option('--quote-ttl <duration>', 'reuse cached price answers younger than this (e.g. 30m, 6h, 2d)', '24h')
     .option('--no-quote-cache', 'neither read nor write the quote cache')
+    .option('--no-cache', 'price every item, even those whose result is in the result cache (a run would not pay for them)')
+    .option('--keep-going', 'leave out items whose inputs fail the load-time checks (each listed; not priced, nothing uploaded), as `run --keep-going` does (as defaults.keep_going: true)')
     .option('--max-price-requests <n>', 'most price requests to send; beyond it items are unknown', String(DEFAULT_MAX_PRICE_REQUESTS))
     .option('--fit-threshold <n>', 'distinct sizes in a class beyond which prices are fitted', String(DEFAULT_FIT_THRESHOLD));
   addServiceOptions(command).action(wrap(async (file: string, flags: QuoteFlags) => (await import('../actions/quote-action.js')).runQuote(file, flags, io)));

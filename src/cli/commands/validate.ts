@@ -24,6 +24,7 @@ export function registerValidateCommand(program: Command, io: CliIO, wrap: Actio
       .argument('<workflow>', 'workflow file (YAML)'),
   )
     .option('--offline', 'use cached models only: .deflow/models.json beside the workflow, else the built-in catalogue')
-    .option('--json', 'print { format_version, ok, errors, warnings, plan } as JSON on stdout (schemas/validate.schema.json)')
+    .option('--json', 'print { format_version, ok, errors, warnings, plan, left_out } as JSON on stdout (schemas/validate.schema.json)')
+    .option('--keep-going', 'items whose inputs fail the load-time checks are left out (each listed) instead of failing the workflow, as `run --keep-going` does (as defaults.keep_going: true)')
     .action(wrap(async (file: string, flags: ValidateFlags) => (await import('../actions/validate-action.js')).runValidate(file, flags, io, options)));
 }

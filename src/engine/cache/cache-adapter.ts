@@ -51,16 +51,27 @@ export class CacheAdapter implements CacheLookup {
   }
 
   async lookup(query: CacheQuery): Promise<CacheAnswer> {
-    const step = this.options.graph.step(query.node.step);
-    if (!step.def.cache) return { key: null, hit: null };
-    const key = await this.keyOf(query);
-    if (key === null) return { key: null, hit: null };
-    this.keys.set(query.node.id, key);
-    const entry = await this.options.cache.get(key);
-    if (entry === undefined || (needsContent(step) && !hasContent(entry.result))) return { key, hit: null };
+    const { key, entry } = await this.find(query);
+    if (entry === undefined) return { key, hit: null };
     this.hits++;
     this.saved += entry.cost ?? 0;
     return { key, hit: toNodeResult(entry) };
+  }
+
+  async peek(query: CacheQuery): Promise<{ result: NodeResult; cost: number | null } | null> {
+    const { entry } = await this.find(query);
+    return entry === undefined ? null : { result: toNodeResult(entry), cost: entry.cost };
+  }
+
+  private async find(query: CacheQuery): Promise<{ key: string | null; entry: CacheEntry | undefined }> {
+    const step = this.options.graph.step(query.node.step);
+    if (!step.def.cache) return { key: null, entry: undefined };
+    const key = await this.keyOf(query);
+    if (key === null) return { key: null, entry: undefined };
+    this.keys.set(query.node.id, key);
+    const entry = await this.options.cache.get(key);
+    if (entry === undefined || (needsContent(step) && !hasContent(entry.result))) return { key, entry: undefined };
+    return { key, entry };
   }
 
   async store(key: string, query: CacheQuery, result: NodeResult): Promise<void> {

@@ -25,6 +25,11 @@ export interface CacheAnswer {
 
 export interface CacheLookup {
   lookup(query: CacheQuery): Promise<CacheAnswer>;
+  /**
+   * What {@link CacheLookup.lookup} would find, without counting it as served: the result and
+   * what it cost once. Asked before the run to price cache hits at $0 (held-items.ts).
+   */
+  peek?(query: CacheQuery): Promise<{ readonly result: NodeResult; readonly cost: number | null } | null>;
   /** The job finished with `result` (called before the node is marked done). */
   store(key: string, query: CacheQuery, result: NodeResult): Promise<void>;
 }

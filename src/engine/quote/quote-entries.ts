@@ -69,6 +69,8 @@ export interface StepState {
   readonly entries: Entry[];
   /** What each item's result will be, by item index (read by downstream steps). */
   readonly facts: Map<number, OutputFacts | undefined>;
+  /** Items the run already has: not priced (quote.ts shows them at $0). */
+  readonly held: QuoteItem[];
 }
 
 /** The request of class `cls` at value `x` (a placeholder text of `x` characters for a placeholder variable). */

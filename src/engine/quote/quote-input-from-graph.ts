@@ -14,20 +14,29 @@ import { referencedStepId, stepReferences } from '../../workflow/index.js';
 import { coerceFieldValue } from '../../workflow/index.js';
 import type { ContextName } from '../../workflow/index.js';
 import type { PendingRead, QuoteInput, QuoteItem, QuoteStep } from './quote-input.js';
+import type { HeldItem } from './quote-types.js';
 
 const KNOWN_BEFORE_RUN: ReadonlySet<ContextName> = new Set(['inputs', 'item', 'run']);
 
+export interface QuoteInputOptions {
+  readonly runStartedAt?: string;
+  /** Items the run already has, by graph index (held-items.ts): priced at $0 and shown apart. */
+  readonly held?: ReadonlyMap<number, HeldItem>;
+  /** Items left out at validation (`--keep-going`), by graph index: not quoted at all. */
+  readonly excluded?: ReadonlySet<number>;
+}
+
 /** The quote's view of `graph`; `maxCost` from the workflow's `budget.max_cost`. */
-export function quoteInputFromGraph(graph: JobGraph, options: { runStartedAt?: string } = {}): QuoteInput {
+export function quoteInputFromGraph(graph: JobGraph, options: QuoteInputOptions = {}): QuoteInput {
   const run = { id: 'quote', started_at: options.runStartedAt ?? new Date().toISOString() };
   return {
     workflow: graph.workflow.displayFile,
     maxCost: graph.workflow.budget.maxCost ?? null,
-    steps: graph.steps.map((step) => quoteStep(graph, step, run)),
+    steps: graph.steps.map((step) => quoteStep(graph, step, run, options)),
   };
 }
 
-function quoteStep(graph: JobGraph, step: GraphStep, run: ExpressionScope['run'] & {}): QuoteStep {
+function quoteStep(graph: JobGraph, step: GraphStep, run: ExpressionScope['run'] & {}, options: QuoteInputOptions): QuoteStep {
   const pendingFields = new Map<string, string | undefined>();
   for (const [name, value] of step.def.with) {
     const contexts = contextsOf(value);
@@ -52,8 +61,11 @@ function quoteStep(graph: JobGraph, step: GraphStep, run: ExpressionScope['run']
     reads,
     async *iterate() {
       for (let k = 0; k < step.itemCount; k++) {
-        const item = nodeItem(graph, step, k, run, pendingFields);
-        if (!item) continue;
+        if (options.excluded?.has(step.offset + k)) continue;
+        const found = nodeItem(graph, step, k, run, pendingFields);
+        if (!found) continue;
+        const held = options.held?.get(step.offset + k);
+        const item = held ? { ...found, held } : found;
         const upstreamIndexes = edge?.kind === 'all' ? Array.from({ length: upstreamCount }, (_, j) => j) : edge?.kind === 'one' ? [0] : undefined;
         yield upstreamIndexes ? { ...item, upstreamIndexes } : item;
       }

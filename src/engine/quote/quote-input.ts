@@ -3,9 +3,12 @@
  * depend on the workflow layer's types (quote-input-from-graph.ts adapts a JobGraph to it).
  */
 import type { TaskId } from '../../service/index.js';
+import type { HeldItem } from './quote-types.js';
 
 /** One node of a step, with its `with` resolved as far as it can be before anything runs. */
 export interface QuoteItem {
+  /** The run already has this item (priced $0, shown apart). */
+  readonly held?: HeldItem;
   readonly index: number;
   /** Stable identity of the item across runs (relative path, or a digest of the item value). */
   readonly key: string;

@@ -2,7 +2,7 @@
  * Sums of quoted prices. Summed in whole micro-dollars so a thousand items add up without
  * floating-point drift, then given back in USD.
  */
-import { PRICE_METHODS, type PriceMethod, type QuotedItem, type QuoteTotal } from './quote-types.js';
+import { type AlreadyHave, type HeldItem, PRICE_METHODS, type PriceMethod, type QuotedItem, type QuoteTotal } from './quote-types.js';
 
 const micros = (usd: number): number => Math.round(usd * 1e6);
 
@@ -70,4 +70,24 @@ export class TotalAccumulator {
 /** exact + estimated point: the point estimate of a total (format 1 totals too). */
 export function pointTotal(total: QuoteTotal): number {
   return total.point;
+}
+
+/** Items the run already has, and what they cost once. */
+export class HaveAccumulator {
+  #items = 0;
+  #cost = 0;
+
+  add(held: HeldItem): void {
+    this.#items++;
+    this.#cost += micros(held.cost ?? 0);
+  }
+
+  merge(other: HaveAccumulator): void {
+    this.#items += other.#items;
+    this.#cost += other.#cost;
+  }
+
+  total(): AlreadyHave {
+    return { items: this.#items, cost: this.#cost / 1e6 };
+  }
 }

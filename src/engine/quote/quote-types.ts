@@ -5,7 +5,7 @@
  *
  * Format 2 (this one): `total` and each `subtotal` carry `exact`, `estimated { point, low,
  * high }`, the whole `point`, `low` and `high`, and `unknown_items`; budget gates compare the
- * high end. Format 1 had `estimated`, `low`, `high` and `unknown` as flat numbers.
+ * high end. `to_pay` (= `total`) leaves out what the run already has, shown in `already_have`. Format 1 had `estimated`, `low`, `high` and `unknown` as flat numbers.
  */
 
 import type { BudgetVerdict, ErrorCode } from '../../common/index.js';
@@ -45,6 +45,23 @@ export interface QuoteTotal {
   readonly high: number;
   /** Items with no price (not included in the sums). */
   readonly unknown_items: number;
+}
+
+/**
+ * An item the run already has (issue 27): its result is in the result cache, or an earlier
+ * session of the run finished or paid for it (the journal). It is priced at $0.
+ */
+export interface HeldItem {
+  readonly source: 'cache' | 'journal';
+  /** USD it cost once, when known. */
+  readonly cost: number | null;
+}
+
+/** Items already had and what they cost once (not part of what is to pay). */
+export interface AlreadyHave {
+  readonly items: number;
+  /** Σ what they cost when they were paid for (unknown costs count 0). */
+  readonly cost: number;
 }
 
 /** A quote a line was fitted on. */
@@ -100,6 +117,8 @@ export interface QuotedItem {
   readonly reason?: string;
   /** Unknown items: what would make the price known (fields to fix in the workflow, or a source to measure). */
   readonly would_know?: string;
+  /** Set when the run already has the item: its price is 0 and it is not in `subtotal`. */
+  readonly held?: HeldItem;
 }
 
 /** A group of items of one step that differ only in a size variable. */
@@ -127,7 +146,10 @@ export interface QuotedStep {
   /** The model of the step's items (the first one found), or null. */
   readonly model: string | null;
   readonly items: number;
+  /** What this run will pay for the step's items (held items excluded). */
   readonly subtotal: QuoteTotal;
+  /** Items of the step the run already has. */
+  readonly already_have: AlreadyHave;
   readonly counts: Readonly<Record<PriceMethod, number>>;
   /** Lowest and highest price of one item (low and high ends included), or null when none is known. */
   readonly unit_price: { readonly min: number; readonly max: number } | null;
@@ -157,6 +179,11 @@ export interface Quote {
   /** ISO date-time, on the quoting clock. */
   readonly created_at: string;
   readonly currency: 'USD';
+  /** What this run will pay: items it already has are priced at $0 and counted in `already_have`. The gate compares `to_pay.high`. */
+  readonly to_pay: QuoteTotal;
+  /** Items the run already has (result-cache hits, items the journal holds) and what they cost once. */
+  readonly already_have: AlreadyHave;
+  /** The same as `to_pay` (kept for readers of earlier format-2 quotes). */
   readonly total: QuoteTotal;
   /** Price requests sent to the service for this quote (cache hits and duplicates are not sent). */
   readonly price_requests: number;

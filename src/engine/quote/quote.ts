@@ -28,8 +28,8 @@ import type { PendingSource } from './quote-pending.js';
 import { type PreparedItem, prepareItem } from './quote-prepare.js';
 import { PriceBook, type PriceSource } from './quote-price-book.js';
 import { resolvePrices } from './quote-resolve.js';
-import { TotalAccumulator } from './quote-totals.js';
-import type { FitPoint, QuotedClass, QuotedStep, Quote } from './quote-types.js';
+import { HaveAccumulator, TotalAccumulator } from './quote-totals.js';
+import type { FitPoint, HeldItem, QuotedClass, QuotedItem, QuotedStep, Quote } from './quote-types.js';
 import { inferUrlLength } from './url-length.js';
 
 export type { PriceSource } from './quote-price-book.js';
@@ -109,10 +109,12 @@ async function quoteWith(input: QuoteInput, options: QuoteOptions): Promise<Quot
 
   const ctx: AssembleContext = { book, tolerance, owners: new Map() };
   const grand = new TotalAccumulator();
+  const grandHave = new HaveAccumulator();
   const steps: QuotedStep[] = [];
   for (const state of states) {
     const step = assembleStep(state, ctx);
     grand.merge(step.acc);
+    grandHave.merge(step.have);
     steps.push(step.quoted);
   }
   options.cache?.save();
@@ -128,6 +130,8 @@ async function quoteWith(input: QuoteInput, options: QuoteOptions): Promise<Quot
     workflow: input.workflow,
     created_at: new Date(clock.now()).toISOString(),
     currency: 'USD',
+    to_pay: total,
+    already_have: grandHave.total(),
     total,
     price_requests: book.sent,
     cache_hits: book.cacheHits,
@@ -208,14 +212,24 @@ async function prepareSteps(steps: readonly QuoteStep[], options: PrepareOptions
   const limit = pLimit(PREPARE_CONCURRENCY);
   const states: StepState[] = [];
   for (const step of steps) {
-    const state: StepState = { step, model: null, entries: [], facts: new Map() };
+    const state: StepState = { step, model: null, entries: [], facts: new Map(), held: [] };
     const pending: Promise<PreparedItem>[] = [];
+    // Held items are not priced: prepared only for what a downstream step reads of them, in classes of their own that are never quoted.
+    const heldPending: Promise<PreparedItem>[] = [];
+    const scratch = { ...ctx, classes: new ClassRegistry() };
     for await (const item of step.iterate()) {
       options.signal?.throwIfAborted();
-      pending.push(limit(() => prepareItem(step, item, ctx)));
+      if (item.held) {
+        state.held.push(item);
+        if (read.has(step.id)) heldPending.push(limit(() => prepareItem(step, item, scratch)));
+      } else pending.push(limit(() => prepareItem(step, item, ctx)));
     }
     for (const prepared of await Promise.all(pending)) {
       state.entries.push(prepared.entry);
+      state.facts.set(prepared.entry.item.index, prepared.facts);
+      state.model ??= prepared.model;
+    }
+    for (const prepared of await Promise.all(heldPending)) {
       state.facts.set(prepared.entry.item.index, prepared.facts);
       state.model ??= prepared.model;
     }
@@ -240,10 +254,14 @@ function* allEntries(states: readonly StepState[]) {
   for (const state of states) yield* state.entries;
 }
 
-function assembleStep(state: StepState, ctx: AssembleContext): { quoted: QuotedStep; acc: TotalAccumulator } {
+function assembleStep(state: StepState, ctx: AssembleContext): { quoted: QuotedStep; acc: TotalAccumulator; have: HaveAccumulator } {
   const acc = new TotalAccumulator();
-  const items = state.entries.map((entry) => assembleItem(state.step.id, entry, ctx));
-  for (const item of items) acc.add(item);
+  const have = new HaveAccumulator();
+  const priced = state.entries.map((entry) => assembleItem(state.step.id, entry, ctx));
+  for (const item of priced) acc.add(item);
+  const held = state.held.map((item) => heldItem(item, item.held!));
+  for (const item of held) have.add(item.held!);
+  const items = held.length === 0 ? priced : [...priced, ...held].sort((a, b) => a.index - b.index);
   const classes = new Map<string, PriceClass>();
   const assumptions = new Set<string>();
   for (const entry of state.entries) {
@@ -256,14 +274,24 @@ function assembleStep(state: StepState, ctx: AssembleContext): { quoted: QuotedS
     model: state.model,
     items: items.length,
     subtotal: acc.total(),
+    already_have: have.total(),
     counts: acc.counts(),
     unit_price: acc.unitRange(),
     classes: [...classes.values()].map((cls) => describeClass(cls, ctx)),
     assumptions: [...assumptions],
     quoted_items: items,
   };
-  return { quoted, acc };
+  return { quoted, acc, have };
 }
+
+/** An item the run already has: $0, with where it is held and what it cost once. */
+function heldItem(item: QuoteItem, held: HeldItem): QuotedItem {
+  const once = held.cost === null ? '' : ` (it cost ${formatUsd(held.cost)} once)`;
+  const where = held.source === 'cache' ? 'its result is in the result cache' : 'an earlier session of this run has it';
+  return { index: item.index, key: item.key, price: 0, low: 0, high: 0, method: 'exact', basis: `already have: ${where}${once}; nothing to pay`, held };
+}
+
+const formatUsd = (usd: number): string => `$${Number(usd.toFixed(6))}`;
 
 function describeClass(cls: PriceClass, ctx: AssembleContext): QuotedClass {
   const points: FitPoint[] = [];

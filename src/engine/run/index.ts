@@ -25,4 +25,5 @@ export { SubmitWindow } from './submit-window.js';
 export { watchGovernor } from './watch-governor.js';
 export { earlierSpend, gateRun, remainingTotal } from './budget/budget-start.js';
 export { RunPricer } from './budget/run-pricer.js';
+export { findHeldItems, leftOutWithDependents, openResultCacheLookup } from './budget/held-items.js';
 export type { Reservation } from './budget/run-pricer.js';

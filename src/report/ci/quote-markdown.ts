@@ -7,7 +7,7 @@ import type { QuoteComparison } from '../../engine/index.js';
 import type { Quote } from '../../engine/index.js';
 import { formatCost } from '../format-cost.js';
 import { codeSpan, escapeMarkdown, renderMarkdownTable } from './markdown-text.js';
-import { budgetLines, describeCounts, explanationLines, formatChange, formatEstimated, formatSubtotal, formatUnitRange, unknownLines } from '../quote-table.js';
+import { budgetLines, describeStepCounts, formatAlreadyHave, explanationLines, formatChange, formatEstimated, formatSubtotal, formatUnitRange, unknownLines } from '../quote-table.js';
 
 /** The quote as Markdown. */
 export function renderQuoteMarkdown(quote: Quote, comparison?: QuoteComparison): string {
@@ -15,7 +15,11 @@ export function renderQuoteMarkdown(quote: Quote, comparison?: QuoteComparison):
   const verdict = quote.verdict === 'within' || quote.verdict === 'no-budget' ? '✅' : '❌';
   const out: string[] = [`## ${verdict} Quote: ${codeSpan(quote.workflow)}`, ''];
   if (quote.prices_unavailable) out.push(`**Prices could not be obtained:** ${escapeMarkdown(quote.prices_unavailable.message)}`, '');
-  const facts = [`**Total: ${escapeMarkdown(formatSubtotal(t))}**`, `exact ${formatCost(t.exact)} + estimated ${escapeMarkdown(formatEstimated(t))}`];
+  const facts = [
+    `**To pay: ${escapeMarkdown(formatSubtotal(t))}**`,
+    `exact ${formatCost(t.exact)} + estimated ${escapeMarkdown(formatEstimated(t))}`,
+    `already have: ${escapeMarkdown(formatAlreadyHave(quote))}`,
+  ];
   const verdicts = budgetLines(quote);
   facts.push(`balance ${escapeMarkdown(verdicts.balance)}`);
   if (verdicts.budget) facts.push(`budget ${escapeMarkdown(verdicts.budget)}`);
@@ -26,9 +30,10 @@ export function renderQuoteMarkdown(quote: Quote, comparison?: QuoteComparison):
     codeSpan(s.task),
     s.model ? codeSpan(s.model) : '—',
     String(s.items),
+    String(s.already_have.items),
     escapeMarkdown(formatUnitRange(s)),
     escapeMarkdown(formatSubtotal(s.subtotal)),
-    escapeMarkdown(describeCounts(s.counts)),
+    escapeMarkdown(describeStepCounts(s)),
   ]);
   out.push(
     ...renderMarkdownTable(
@@ -37,8 +42,9 @@ export function renderQuoteMarkdown(quote: Quote, comparison?: QuoteComparison):
         { title: 'Task' },
         { title: 'Model' },
         { title: 'Items', align: 'right' },
+        { title: 'Have', align: 'right' },
         { title: 'Unit price' },
-        { title: 'Subtotal', align: 'right' },
+        { title: 'To pay', align: 'right' },
         { title: 'How obtained' },
       ],
       rows,

@@ -45,12 +45,12 @@ describe('quote rendering', () => {
     const text = renderQuoteTable(quote);
     const lines = text.split('\n');
     expect(lines[0]).toBe('Quote for podcast.yaml');
-    expect(lines[2]).toMatch(/^STEP\s+TASK\s+MODEL\s+ITEMS\s+UNIT PRICE\s+SUBTOTAL\s+HOW OBTAINED$/);
-    expect(lines[3]).toMatch(/^transcribe\s+audio\.transcribe\s+WhisperLargeV3\s+9\s+\$0\.000167–\$0\.005556\s+\$0\.0170\s+5 exact, 4 fitted$/);
-    expect(lines[4]).toMatch(/^speak\s+audio\.speech\s+Kokoro\s+9\s+\$0\.\d{6}–\$0\.\d{6}\s+\$0\.\d{4} \(up to \$0\.\d{4}\)\s+9 estimated$/);
-    expect(lines[5]).toMatch(/^read\s+image\.ocr\s+Nanonets_Ocr_S_F16\s+1\s+\$0\.000773\s+\$0\.000773\s+1 exact$/);
-    expect(lines[6]).toMatch(/^say\s+audio\.speech\s+Kokoro\s+1\s+—\s+at least \$0\.00 \(1 item unpriced\)\s+1 unknown$/);
-    expect(text).toMatch(/\nTotal: {5}at least \$0\.\d{4} \(1 item unpriced; the priced ones up to \$0\.\d{4}\) {2}\(exact \$0\.\d{4} \+ estimated \$0\.\d{4} \(\$0\.\d{4}–\$0\.\d{4}\)\)\n/);
+    expect(lines[2]).toMatch(/^STEP\s+TASK\s+MODEL\s+ITEMS\s+HAVE\s+UNIT PRICE\s+TO PAY\s+HOW OBTAINED$/);
+    expect(lines[3]).toMatch(/^transcribe\s+audio\.transcribe\s+WhisperLargeV3\s+9\s+0\s+\$0\.000167–\$0\.005556\s+\$0\.0170\s+5 exact, 4 fitted$/);
+    expect(lines[4]).toMatch(/^speak\s+audio\.speech\s+Kokoro\s+9\s+0\s+\$0\.\d{6}–\$0\.\d{6}\s+\$0\.\d{4} \(up to \$0\.\d{4}\)\s+9 estimated$/);
+    expect(lines[5]).toMatch(/^read\s+image\.ocr\s+Nanonets_Ocr_S_F16\s+1\s+0\s+\$0\.000773\s+\$0\.000773\s+1 exact$/);
+    expect(lines[6]).toMatch(/^say\s+audio\.speech\s+Kokoro\s+1\s+0\s+—\s+at least \$0\.00 \(1 item unpriced\)\s+1 unknown$/);
+    expect(text).toMatch(/\nTo pay: {4}at least \$0\.\d{4} \(1 item unpriced; the priced ones up to \$0\.\d{4}\) {2}\(exact \$0\.\d{4} \+ estimated \$0\.\d{4} \(\$0\.\d{4}–\$0\.\d{4}\)\)\n/);
     expect(text).toContain('\nBalance:   $100.00 — enough for the priced items\n');
     expect(text).not.toContain('Budget:');
     expect(text).toContain(`\nPrice requests sent: ${quote.price_requests}\n`);
@@ -66,9 +66,9 @@ describe('quote rendering', () => {
   it('renders Markdown for a pull-request comment, with the verdict first', async () => {
     const quote = await sampleQuote([30, 60], 0.000001, true);
     const md = renderQuoteMarkdown(quote);
-    expect(md.startsWith('## ❌ Quote: `podcast.yaml`\n\n**Total: at least $')).toBe(true);
+    expect(md.startsWith('## ❌ Quote: `podcast.yaml`\n\n**To pay: at least $')).toBe(true);
     expect(md).toMatch(/· budget \$0\.000001 — OVER: the high end \$0\.\d{4,5} is above it by \$0\.\d{4,5} ·/);
-    expect(md).toContain('| Step | Task | Model | Items | Unit price | Subtotal | How obtained |\n|---|---|---|---:|---|---:|---|\n');
+    expect(md).toContain('| Step | Task | Model | Items | Have | Unit price | To pay | How obtained |\n|---|---|---|---:|---:|---|---:|---|\n');
     expect(md).toMatch(/\| `transcribe` \| `audio\.transcribe` \| `WhisperLargeV3` \| 3 \| /);
     expect(md).toContain('<details><summary>How the prices were obtained</summary>');
     expect(md).toContain('- speak: transcript ≈ 2.5 words per second of source audio (range 1–3.5), 6 characters per word with its space (range 5–7)');
