@@ -3,6 +3,8 @@
  * cache holds are priced at $0 and shown apart ("already have"); the gate compares the cap
  * with the high end of what is to pay, in `deflow quote` as in `deflow run`.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/start-emulator.js';
@@ -75,8 +77,6 @@ describe('a budget counts what the run will pay (result-cache hits are $0)', () 
     const whole = JSON.parse((await deflow(dir, emulator, ['quote', 'workflow.yaml', '--format', 'json', '--no-cache'])).io.stdoutText()) as QuoteJson;
 
     // One more clip arrives: the cap is below the folder's total but above the new item.
-    const { writeFile } = await import('node:fs/promises');
-    const { join } = await import('node:path');
     await writeFile(join(dir, 'clips/c3.mp3'), clips(1, 3)['clips/c3.mp3']!);
     const next = JSON.parse((await deflow(dir, emulator, ['quote', 'workflow.yaml', '--format', 'json'])).io.stdoutText()) as QuoteJson;
     expect(next.already_have.items).toBe(6);
