@@ -1,4 +1,5 @@
 /** What `deflow run` does (run.ts defines the command and its exit codes). */
+import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { DeflowError, writeFileAtomically } from '../../common/index.js';
 import type { KnownBeforeQuote, RunEventSink } from '../../engine/index.js';
@@ -140,10 +141,12 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
         ...(flags.keepGoing ? ['--keep-going'] : []),
       ],
     });
-    // The run's quote stays beside its journal, so `deflow status` can show quoted against actual.
-    const quoteAndKeep = async (onEvent: RunEventSink): Promise<Quote> => {
-      const made = await quote(onEvent);
-      await writeFileAtomically(join(durable.paths.dir, 'quote.json'), `${JSON.stringify(made)}\n`, { makeFolder: true }).catch(() => {});
+    // The run's quote stays beside its journal, so `deflow status` can show quoted against actual: the first
+    // session's (a resumed session prices what it already has at $0, and what it pays is part of that first quote).
+    const quoteFile = join(durable.paths.dir, 'quote.json');
+    const quoteAndKeep = async (onEvent: RunEventSink, known?: KnownBeforeQuote): Promise<Quote> => {
+      const made = await quote(onEvent, known);
+      if (!existsSync(quoteFile)) await writeFileAtomically(quoteFile, `${JSON.stringify(made)}\n`, { makeFolder: true }).catch(() => {});
       return made;
     };
     // Every run leaves its report on disk: --report, else the run's folder in the state folder.
