@@ -1,6 +1,6 @@
 /**
  * docs/reference/exit-codes.md, generated from `EXIT` (src/common/exit-codes.ts), the error-code
- * table (src/common/error-codes.ts) and the codes the service publishes (src/service). The
+ * table (`ERROR_EXIT_CODES`, in the same file) and the codes the service publishes (src/service). The
  * values come from the modules themselves; the words come from the comments beside them in the
  * two source files, so a new code documented where it is declared is documented here.
  */
@@ -19,7 +19,7 @@ export function renderCodesReference(sources: CodeSources): string {
   const exitDocs = docCommentsOf(sources.exitCodesTs);
   const exitNames = new Map<number, string>(Object.entries(EXIT).map(([name, value]) => [value, name]));
   const lines = [
-    ...generatedHeader('Exit and error codes', '`src/common/exit-codes.ts`, `src/common/error-codes.ts` and `src/service/error-codes.ts`'),
+    ...generatedHeader('Exit and error codes', '`src/common/exit-codes.ts` and `src/service/error-codes.ts`'),
     '## Exit codes',
     '',
     'Every command uses the same table; every non-zero code is a failure.',

@@ -29,7 +29,8 @@ export function referencePages(root: string): Map<string, string> {
       'docs/reference/exit-codes.md',
       renderCodesReference({
         exitCodesTs: readFileSync(join(root, 'src', 'common', 'exit-codes.ts'), 'utf8'),
-        errorCodesTs: readFileSync(join(root, 'src', 'common', 'error-codes.ts'), 'utf8'),
+        // The error table lives beside the exit codes (one module decides every exit code).
+        errorCodesTs: readFileSync(join(root, 'src', 'common', 'exit-codes.ts'), 'utf8'),
       }),
     ],
     ['docs/reference/schemas.md', renderSchemasReference(schemas)],
