@@ -33,6 +33,12 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     });
+  // `.env` of the current folder, then of the workflow a command names (dot-env.ts); the environment wins.
+  program.hook('preAction', async (_program, action) => {
+    if (action.name() === 'completion') return;
+    const { loadDotEnv } = await import('./dot-env.js');
+    await loadDotEnv(io, action.args[0]);
+  });
   const wrap =
     <A extends unknown[]>(action: (...args: A) => Promise<number>) =>
     async (...args: A): Promise<void> => {

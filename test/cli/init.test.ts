@@ -29,7 +29,7 @@ describe('deflow init', () => {
     const step = github.jobs.deflow.steps.find((s) => s.id === 'deflow');
     expect(Object.keys(step?.with ?? {})).toEqual(['workflow', 'command', 'max-cost']);
     const gitlab = parse(await readFile(join(dir, 'project/ci/gitlab-ci.yml'), 'utf8')) as Record<string, { script?: string[] }>;
-    expect(gitlab['deflow-nightly']?.script?.join('\n')).toContain('deflow run workflow.yaml --max-cost 0.10');
+    expect(gitlab['deflow-nightly']?.script?.join('\n')).toContain('deflow run project/workflow.yaml --max-cost 0.10');
 
     const validate = await cli(dir, ['validate', 'project/workflow.yaml', '--offline']);
     expect(validate.code, validate.stderr).toBe(0);
@@ -38,6 +38,26 @@ describe('deflow init', () => {
     const report = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8')) as { status: string; totals: { done: number } };
     expect(report).toMatchObject({ status: 'done', totals: { done: 4 } });
     expect(await readFile(join(dir, 'project/out/image-1.txt'), 'utf8')).not.toBe('');
+  });
+
+  it('init DIR writes paths right from where each is read: the schema from DIR, the workflow and its outputs from the repository root', async () => {
+    const dir = await useWorkspace({ '.git/HEAD': 'ref: refs/heads/main\n', 'node_modules/deflow/schemas/workflow.schema.json': '{}' });
+    const init = await cli(join(dir, 'tools'), ['init', '../pipelines/nightly']);
+    expect(init.code, init.stderr).toBe(0);
+    const workflow = await readFile(join(dir, 'pipelines/nightly/workflow.yaml'), 'utf8');
+    expect(workflow.split('\n')[0]).toBe('# yaml-language-server: $schema=../../node_modules/deflow/schemas/workflow.schema.json');
+    const github = parse(await readFile(join(dir, 'pipelines/nightly/ci/github-actions.yml'), 'utf8')) as { jobs: { deflow: { steps: { id?: string; with?: Record<string, unknown> }[] } } };
+    expect(github.jobs.deflow.steps.find((s) => s.id === 'deflow')?.with?.workflow).toBe('pipelines/nightly/workflow.yaml');
+    const gitlab = parse(await readFile(join(dir, 'pipelines/nightly/ci/gitlab-ci.yml'), 'utf8')) as Record<string, { script?: string[]; artifacts?: { paths?: string[] } }>;
+    expect(gitlab['deflow-quote']?.script).toContain('npx deflow validate pipelines/nightly/workflow.yaml');
+    expect(gitlab['deflow-nightly']?.script?.join('\n')).toContain('npx deflow run pipelines/nightly/workflow.yaml --max-cost 0.10');
+    expect(gitlab['deflow-nightly']?.artifacts?.paths).toEqual(['run.json', 'report.html', 'pipelines/nightly/out/']);
+
+    // No repository and no installed deflow: both from the current folder.
+    const bare = await useWorkspace({});
+    expect((await cli(bare, ['init', 'my-pipeline'])).code).toBe(0);
+    expect((await readFile(join(bare, 'my-pipeline/workflow.yaml'), 'utf8')).split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/deflow/schemas/workflow.schema.json');
+    expect(await readFile(join(bare, 'my-pipeline/ci/github-actions.yml'), 'utf8')).toContain('workflow: my-pipeline/workflow.yaml\n');
   });
 
   it('refuses to overwrite: names every file already there and writes nothing (exit 2)', async () => {

@@ -1,17 +1,19 @@
 /** What `deflow init` does (init.ts defines the command). */
 import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { DeflowError, EXIT } from '../../common/index.js';
 import type { CliIO } from '../../common/index.js';
-import { ENV_EXAMPLE, GITHUB_ACTIONS_SNIPPET, GITIGNORE_ENTRIES, GITLAB_CI_SNIPPET, STARTER_WORKFLOW } from './init-templates.js';
+import { ENV_EXAMPLE, GITIGNORE_ENTRIES, githubActionsSnippet, gitlabCiSnippet, type InitPaths, starterWorkflow } from './init-templates.js';
 
-/** The files written, relative to DIR. `.gitignore` is added to, never replaced. */
-const FILES: readonly (readonly [string, string])[] = [
-  ['workflow.yaml', STARTER_WORKFLOW],
-  ['.env.example', ENV_EXAMPLE],
-  ['ci/github-actions.yml', GITHUB_ACTIONS_SNIPPET],
-  ['ci/gitlab-ci.yml', GITLAB_CI_SNIPPET],
+/** The files written, relative to DIR, with their content. `.gitignore` is added to, never replaced. */
+const FILES: readonly (readonly [string, (paths: InitPaths) => string])[] = [
+  ['workflow.yaml', starterWorkflow],
+  ['.env.example', () => ENV_EXAMPLE],
+  ['ci/github-actions.yml', githubActionsSnippet],
+  ['ci/gitlab-ci.yml', gitlabCiSnippet],
 ];
+
+const SCHEMA = 'node_modules/deflow/schemas/workflow.schema.json';
 
 /**
  * Writes the starter files into `dir`; when any of them exists, writes nothing.
@@ -29,12 +31,13 @@ export async function runInit(dir: string, io: CliIO): Promise<number> {
       details: { dir: root, existing },
     });
   }
+  const paths = await initPaths(root, io.cwd);
   let added: string[];
   try {
     for (const [name, content] of FILES) {
       await mkdir(dirname(join(root, name)), { recursive: true });
       // `wx`: a file that appeared meanwhile is not overwritten either.
-      await writeFile(join(root, name), content, { flag: 'wx' });
+      await writeFile(join(root, name), content(paths), { flag: 'wx' });
     }
     added = await addGitignoreEntries(join(root, '.gitignore'));
   } catch (error) {
@@ -55,6 +58,26 @@ export async function runInit(dir: string, io: CliIO): Promise<number> {
     ].join('\n'),
   );
   return EXIT.ok;
+}
+
+/**
+ * The paths the files of DIR name: the schema from DIR (the nearest installed deflow above it,
+ * else the current folder's node_modules), the workflow and its outputs from the repository
+ * root (the nearest folder above DIR with `.git`, else the current folder), where CI runs.
+ */
+async function initPaths(root: string, cwd: string): Promise<InitPaths> {
+  const posix = (path: string): string => path.split(sep).join('/');
+  let schema = join(cwd, SCHEMA);
+  let repository = cwd;
+  let foundSchema = false;
+  let foundRepository = false;
+  for (let dir = root; ; dir = dirname(dir)) {
+    if (!foundSchema && (await exists(join(dir, SCHEMA)))) [schema, foundSchema] = [join(dir, SCHEMA), true];
+    if (!foundRepository && (await exists(join(dir, '.git')))) [repository, foundRepository] = [dir, true];
+    if ((foundSchema && foundRepository) || dirname(dir) === dir) break;
+  }
+  const fromRepository = (name: string): string => posix(relative(repository, join(root, name))) || name;
+  return { schema: posix(relative(root, schema)), workflow: fromRepository('workflow.yaml'), output: fromRepository('out') };
 }
 
 /** Appends the entries `.gitignore` lacks; returns them. */

@@ -1,6 +1,26 @@
 /** The files `deflow init` writes: a commented starter workflow, `.env.example`, CI snippets. */
 
-export const STARTER_WORKFLOW = `# yaml-language-server: $schema=node_modules/deflow/schemas/workflow.schema.json
+/** Where the files of `deflow init DIR` point: each path is right from where it is read. */
+export interface InitPaths {
+  /** The workflow schema, relative to DIR (the workflow's folder). */
+  readonly schema: string;
+  /** The workflow, relative to the repository root (where CI runs). */
+  readonly workflow: string;
+  /** The workflow's output folder, relative to the repository root. */
+  readonly output: string;
+}
+
+/** The starter workflow, its schema at `paths.schema`. */
+export const starterWorkflow = (paths: InitPaths): string => STARTER_WORKFLOW.replace('$schema=node_modules/deflow/schemas/workflow.schema.json', `$schema=${paths.schema}`);
+
+/** The GitHub Actions snippet for the workflow at `paths.workflow`. */
+export const githubActionsSnippet = (paths: InitPaths): string => GITHUB_ACTIONS_SNIPPET.replace('workflow: workflow.yaml', `workflow: ${paths.workflow}`);
+
+/** The GitLab CI snippet for the workflow at `paths.workflow`, its outputs in `paths.output`. */
+export const gitlabCiSnippet = (paths: InitPaths): string =>
+  GITLAB_CI_SNIPPET.replaceAll(' workflow.yaml', ` ${paths.workflow}`).replace('paths: [run.json, report.html, out/]', `paths: [run.json, report.html, ${paths.output}/]`);
+
+const STARTER_WORKFLOW = `# yaml-language-server: $schema=node_modules/deflow/schemas/workflow.schema.json
 # A starter deflow workflow: one image per prompt, then the text in each image read back (OCR).
 #
 #   deflow validate workflow.yaml              # check it (no request is sent)
@@ -56,7 +76,8 @@ steps:
     save: image-\${{ item.index }}.txt
 `;
 
-export const ENV_EXAMPLE = `# Copy to .env (never commit it) or set these in your CI's secrets.
+export const ENV_EXAMPLE = `# Copy to .env (never commit it) or set these in your CI's secrets. deflow reads .env from the
+# current folder, then from the workflow's folder; a variable already in the environment wins.
 # Your deAPI key: https://deapi.ai (deflow never prints or logs it).
 DEAPI_API_KEY=
 # Another endpoint (the local emulator: deflow emulator --port 8787):
@@ -66,7 +87,7 @@ DEAPI_API_KEY=
 /** Lines `deflow init` makes sure `.gitignore` has. */
 export const GITIGNORE_ENTRIES = ['.deflow/', 'out/', '.env'] as const;
 
-export const GITHUB_ACTIONS_SNIPPET = `# GitHub Actions: copy to .github/workflows/deflow.yml.
+const GITHUB_ACTIONS_SNIPPET = `# GitHub Actions: copy to .github/workflows/deflow.yml.
 # Pull requests get the quote as a step summary; the nightly run does the work within a budget.
 # \`uses:\` names the repository that holds deflow's action.yml (replace OWNER/deflow@REF).
 name: deflow
@@ -97,7 +118,7 @@ jobs:
           path: \${{ steps.deflow.outputs.report }}
 `;
 
-export const GITLAB_CI_SNIPPET = `# GitLab CI: merge into .gitlab-ci.yml. Set DEAPI_API_KEY as a masked CI/CD variable.
+const GITLAB_CI_SNIPPET = `# GitLab CI: merge into .gitlab-ci.yml. Set DEAPI_API_KEY as a masked CI/CD variable.
 # DEFLOW_PACKAGE: what npm installs (the deflow package, or a git URL or tarball of it).
 variables:
   DEFLOW_PACKAGE: deflow
