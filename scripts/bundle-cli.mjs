@@ -68,9 +68,13 @@ const schemaDir = resolve(dist, 'workflow', 'schema');
 const { STANDALONE_VALIDATORS_DIR } = await import(pathToFileURL(resolve(schemaDir, 'standalone-validator-files.js')).href);
 cpSync(resolve(schemaDir, STANDALONE_VALIDATORS_DIR), resolve(out, STANDALONE_VALIDATORS_DIR), { recursive: true });
 
-// The code cache: the bin writes one when it finds none, so a demo run leaves the cache of what
-// validating, quoting, running and reporting compile. The run talks to an emulator in another
-// process (time sped up), so that the emulator's own code is not in the cache every start loads.
+// The code cache (for a Node without its own compile cache, before 22.1; from 22.1 on the bin
+// turns Node's on, which keeps its files elsewhere, so there is none to write here): the bin
+// writes one when it finds none, so a demo run leaves the cache of what validating, quoting,
+// running and reporting compile. The run talks to an emulator in another process (time sped
+// up), so that the emulator's own code is not in the cache every start loads.
+const { enableCompileCache } = await import('node:module');
+if (typeof enableCompileCache === 'function') process.exit(0);
 const demo = fileURLToPath(new URL('../workflows/demo.yaml', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'deflow-code-cache-'));
 const env = { ...process.env };

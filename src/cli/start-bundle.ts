@@ -1,11 +1,13 @@
 /**
  * How the package's bin starts the CLI: the build bundles the whole CLI into one CommonJS
- * script, `dist/bin/deflow.cjs`, and this module compiles it with V8's code cache of it.
+ * script, `dist/bin/deflow.cjs`, and this module runs it with V8's code cache of it.
  *
  * Most of a start is compiling JavaScript: the bundle's functions are parsed and turned into
  * bytecode as they are first called. V8 can keep that bytecode in a code cache and load it
- * instead; Node 20 does so for no ES module (`module.enableCompileCache` came in Node 22), but
- * `vm.Script` takes a cache for a script. So the CLI is one script, and the build writes its
+ * instead. From Node 22.1 on, Node does so itself: `module.enableCompileCache()` (its folder
+ * is `$NODE_COMPILE_CACHE`, else `node-compile-cache` in the temp folder), and the bundle is
+ * then required as any CommonJS module. Node 20 has no such cache, but `vm.Script` takes one
+ * for a script: there the CLI is compiled here, as one script, and the build writes its
  * cache (`code-cache/<V8 version>-<arch>-<digest of the bundle>.bin` beside the bundle) from a
  * demo run against the emulator, which compiles what validating, quoting and running use.
  *
@@ -20,6 +22,7 @@
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
+import * as nodeModule from 'node:module';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -96,14 +99,44 @@ export function loadBundle(bundle: string, mode: string | undefined = process.en
   };
 }
 
+/** What `module.enableCompileCache()` (Node ≥ 22.1) returns. */
+interface CompileCacheResult {
+  readonly status: number;
+  readonly message?: string;
+  readonly directory?: string;
+}
+
+/** Node's own compile cache (`module.enableCompileCache`, Node ≥ 22.1), or undefined where Node lacks it. */
+export function nodeCompileCache(): ((directory?: string) => CompileCacheResult) | undefined {
+  const enable = (nodeModule as { enableCompileCache?: unknown }).enableCompileCache;
+  return typeof enable === 'function' ? (enable as (directory?: string) => CompileCacheResult) : undefined;
+}
+
+/** The name of a status `module.enableCompileCache()` returned. */
+function compileCacheStatus(status: number): string {
+  const names = (nodeModule as { constants?: { compileCacheStatus?: Record<string, number> } }).constants?.compileCacheStatus ?? {};
+  return Object.entries(names).find(([, value]) => value === status)?.[0]?.toLowerCase().replace(/_/g, ' ') ?? String(status);
+}
+
 /**
- * The bin: loads the CLI bundle and runs its `main`. When the cache was missing or rejected,
- * the process writes one as it exits (once the command has compiled what it used).
+ * The bin: loads the CLI bundle and runs its `main`. Where Node has its own compile cache
+ * (≥ 22.1), that cache is turned on and the bundle required. Elsewhere the bundle is compiled
+ * with its `vm.Script` code cache; when that was missing or rejected, the process writes one as
+ * it exits (once the command has compiled what it used).
  */
 export function startBundle(bundle: string): void {
   const mode = process.env[CODE_CACHE_ENV];
-  const loaded = loadBundle(bundle, mode);
   const verbose = mode === 'verbose';
+  const enableCompileCache = nodeCompileCache();
+  if (enableCompileCache !== undefined) {
+    if (mode !== 'off') {
+      const result = enableCompileCache();
+      if (verbose) process.stderr.write(`deflow: compile cache ${compileCacheStatus(result.status)} (${result.directory ?? result.message ?? 'node'})\n`);
+    } else if (verbose) process.stderr.write('deflow: compile cache off\n');
+    runMain(bundle, createRequire(bundle)(bundle) as Record<string, unknown>);
+    return;
+  }
+  const loaded = loadBundle(bundle, mode);
   if (verbose) process.stderr.write(`deflow: code cache ${loaded.verdict} (${loaded.cacheFile})\n`);
   if (loaded.verdict === 'missing' || loaded.verdict === 'rejected') {
     process.once('exit', () => {
@@ -111,7 +144,11 @@ export function startBundle(bundle: string): void {
       if (verbose) process.stderr.write(`deflow: code cache ${written ? 'written' : 'not written'} (${loaded.cacheFile})\n`);
     });
   }
-  const main = loaded.exports.main;
+  runMain(bundle, loaded.exports);
+}
+
+function runMain(bundle: string, exports: Record<string, unknown>): void {
+  const main = exports['main'];
   if (typeof main !== 'function') throw new Error(`${bundle} exports no main()`);
   void (main as () => Promise<void>)();
 }

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import * as nodeModule from 'node:module';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,5 +108,41 @@ describe('starting the CLI bundle with its code cache', () => {
   it('a cache folder that cannot be made: nothing written, no error, the bundle runs', async () => {
     await writeFile(join(dir, 'code-cache'), 'a file where the folder would be');
     expect(await load(undefined, true)).toMatchObject({ verdict: 'missing', written: false, twice: 42 });
+  });
+});
+
+/** Starts `bundle` as the bin does (startBundle), with its temp folder in `dir`; its stdout, stderr. */
+async function start(env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
+  await writeFile(join(tools, 'bin.mjs'), "import { startBundle } from './start-bundle.mjs';\nstartBundle(process.argv[2]);\n");
+  const clean = { ...process.env };
+  for (const name of ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE', 'NODE_DEBUG_NATIVE', 'DEFLOW_CODE_CACHE']) delete clean[name];
+  return promisify(execFile)(process.execPath, [join(tools, 'bin.mjs'), bundle], { env: { ...clean, TMPDIR: dir, ...env } });
+}
+
+describe("the bin's cache: Node's own compile cache where Node has it (≥ 22.1), else the vm.Script code cache", () => {
+  const nodeHasCompileCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+
+  it(`on this Node (${process.version}) takes the ${nodeHasCompileCache ? "module.enableCompileCache() path: no code-cache folder, Node's cache accepted at the next start" : 'vm.Script path: a code cache written beside the bundle and used at the next start'}`, async () => {
+    await writeFile(bundle, `${BUNDLE}exports.main = async () => { console.log(JSON.stringify({ twice: twice(21), name: exports.name })); };\n`);
+    const first = await start({ DEFLOW_CODE_CACHE: 'verbose' });
+    expect(JSON.parse(first.stdout)).toEqual({ twice: 42, name: 'deflow.cjs' });
+    if (nodeHasCompileCache) {
+      expect(first.stderr).toMatch(new RegExp(`^deflow: compile cache enabled \\(${dir}/node-compile-cache\\)$`, 'm'));
+      expect(existsSync(join(dir, 'code-cache'))).toBe(false);
+      const second = await start({ NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+      expect(second.stderr).toMatch(/cache for .*deflow\.cjs was accepted/);
+    } else {
+      expect(first.stderr).toMatch(/^deflow: code cache missing \(.*\/code-cache\/.+\.bin\)$/m);
+      expect(first.stderr).toMatch(/^deflow: code cache written/m);
+      expect((await start({ DEFLOW_CODE_CACHE: 'verbose' })).stderr).toMatch(/^deflow: code cache used/m);
+    }
+  });
+
+  it('off: neither cache', async () => {
+    await writeFile(bundle, `${BUNDLE}exports.main = async () => { console.log(twice(2)); };\n`);
+    const off = await start({ DEFLOW_CODE_CACHE: 'off' });
+    expect(off.stdout.trim()).toBe('4');
+    expect(existsSync(join(dir, 'code-cache'))).toBe(false);
+    expect(existsSync(join(dir, 'node-compile-cache'))).toBe(false);
   });
 });

