@@ -21,7 +21,15 @@ const dist = resolve(args[0] ?? fileURLToPath(new URL('../dist', import.meta.url
 const out = resolve(dist, 'bin');
 rmSync(out, { recursive: true, force: true });
 
+// Paths in the output (comments, module keys) relative to the build's root, wherever it is: a
+// build writes the same bytes in any folder (action/dist/ is compared with a fresh build).
+// The repository's tsconfig.json (its strict mode: "use strict" in the bundle) whatever folder
+// holds the build.
+const absWorkingDir = resolve(dist, '..');
+const tsconfig = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
 const result = await build({
+  absWorkingDir,
+  tsconfig,
   entryPoints: [resolve(dist, 'cli', 'main.js')],
   outfile: resolve(out, 'deflow.cjs'),
   bundle: true,
@@ -54,6 +62,8 @@ const nativeImport = /(?<![\w$.])import\s*\(/.exec(readFileSync(resolve(out, 'de
 if (nativeImport !== null) throw new Error(`dist/bin/deflow.cjs holds an import() at offset ${nativeImport.index}: make its target resolvable at build time`);
 
 await build({
+  absWorkingDir,
+  tsconfig,
   entryPoints: [resolve(dist, 'cli', 'bin.js')],
   outfile: resolve(out, 'deflow.js'),
   bundle: true,

@@ -46,7 +46,8 @@ async function runAction(dir: string, inputs: Record<string, string>): Promise<A
     RUNNER_TEMP: join(dir, 'runner-temp'),
     DEFLOW_CLI: built.main,
   };
-  for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`] = value;
+  // As the runner names them for a JavaScript action: upper case, hyphens kept.
+  for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase()}`] = value;
   const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(process.execPath, [script], { cwd: dir, env }, (error, out, err) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout: out, stderr: err }));
   });
@@ -74,6 +75,12 @@ describe('the GitHub Action script (action/run.mjs)', () => {
     expect(report.status).toBe('done');
     expect(String(report.totals.cost_actual)).toBe(result.outputs['cost']);
     expect(result.summary).toContain('## deflow: demo: ');
+    // The log: a group per step, deflow's progress (not --quiet).
+    expect(result.stdout.match(/^::group::.+$/gm)).toEqual(['::group::deflow: inputs', '::group::deflow run workflows/demo.yaml']);
+    expect(result.stdout.match(/^::endgroup::$/gm)).toHaveLength(2);
+    expect(result.stdout).not.toContain('--quiet');
+    expect(result.stderr).toMatch(/^\[deflow\] running demo: 5 items in 3 steps/m);
+    expect(result.stderr).toMatch(/^\[deflow\] done \(exit 0\).*5\/5 done.*spent/m);
     expect(await readFile(join(dir, 'runner-temp', 'deflow-4242-deflow', 'report.html'), 'utf8')).toContain('<svg');
     expect(await readFile(join(dir, 'runner-temp', 'deflow-4242-deflow', 'junit.xml'), 'utf8')).toContain('<testsuites');
   });

@@ -1,31 +1,32 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url).pathname;
 
 interface ActionYml {
+  description: string;
   inputs: Record<string, { default?: string; required?: boolean }>;
-  outputs: Record<string, { value: string }>;
-  runs: { using: string; steps: { id?: string; run: string; env?: Record<string, string> }[] };
+  outputs: Record<string, { value?: string }>;
+  runs: { using: string; main?: string; steps?: unknown[] };
 }
 
 describe('action.yml', () => {
   const action = parse(readFileSync(`${root}action.yml`, 'utf8')) as ActionYml;
 
-  it('is a composite action with the inputs and outputs the README documents', () => {
-    expect(action.runs.using).toBe('composite');
-    expect(Object.keys(action.inputs)).toEqual(['workflow', 'command', 'max-cost', 'emulator', 'inputs']);
-    expect(action.inputs['workflow']?.required).toBe(true);
-    expect([action.inputs['command']?.default, action.inputs['emulator']?.default]).toEqual(['run', 'false']);
-    expect(Object.keys(action.outputs)).toEqual(['cost', 'quote-high', 'report', 'exit-code']);
+  it('is a JavaScript action on Node 24 running the prebuilt action/dist/index.mjs: no install step', () => {
+    expect(action.runs).toEqual({ using: 'node24', main: 'action/dist/index.mjs' });
+    expect(existsSync(`${root}action/dist/index.mjs`)).toBe(true);
+    expect(action.description).toMatch(/Linux and macOS runners/);
   });
 
-  it('passes every input to action/run.mjs as INPUT_* and takes every output from its step', () => {
-    const step = action.runs.steps.find((s) => s.id === 'deflow');
-    expect(step?.run).toBe('node "$GITHUB_ACTION_PATH/action/run.mjs"');
-    for (const name of Object.keys(action.inputs)) expect(step?.env?.[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`]).toBe(`\${{ inputs.${name} }}`);
-    for (const name of Object.keys(action.outputs)) expect(action.outputs[name]?.value).toBe(`\${{ steps.deflow.outputs.${name} }}`);
+  it('has the inputs and outputs the docs name', () => {
+    expect(Object.keys(action.inputs)).toEqual(['workflow', 'command', 'max-cost', 'emulator', 'inputs', 'keep-going', 'state-dir', 'compare-to', 'allow-left-out']);
+    expect(action.inputs['workflow']?.required).toBe(true);
+    expect([action.inputs['command']?.default, action.inputs['emulator']?.default, action.inputs['keep-going']?.default, action.inputs['allow-left-out']?.default]).toEqual(['run', 'false', 'false', 'false']);
+    expect(Object.keys(action.outputs)).toEqual(['cost', 'quote-high', 'report', 'exit-code']);
+    const docs = readFileSync(`${root}docs/ci.md`, 'utf8');
+    for (const name of [...Object.keys(action.inputs), ...Object.keys(action.outputs)]) expect(docs, name).toContain(`\`${name}\``);
   });
 
   it('documented example workflows use it with its inputs only', () => {
