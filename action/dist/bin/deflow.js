@@ -12,10 +12,22 @@ import { createRequire } from "node:module";
 import { dirname as dirname2, join as join2 } from "node:path";
 import { Script } from "node:vm";
 
+// dist/common/deflow-error.js
+var DeflowError = class extends Error {
+  name = "DeflowError";
+  code;
+  details;
+  constructor(code, message, options = {}) {
+    super(message, options.cause === void 0 ? void 0 : { cause: options.cause });
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+};
+
 // dist/common/durable-fs.js
 import { randomBytes } from "node:crypto";
-import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { closeSync, constants as fsConstants, fdatasyncSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 function fsyncDir(dir) {
   const fd = openSync(dir, "r");
   try {
@@ -24,34 +36,99 @@ function fsyncDir(dir) {
     closeSync(fd);
   }
 }
+function mkdirDurable(dir) {
+  const first = mkdirSync(dir, { recursive: true });
+  if (first === void 0)
+    return;
+  for (let d = dir; ; d = dirname(d)) {
+    fsyncDir(dirname(d));
+    if (d === first || dirname(d) === d)
+      break;
+  }
+}
 function writeAll(fd, data) {
   let offset = 0;
   while (offset < data.length)
     offset += writeSync(fd, data, offset, data.length - offset);
 }
-function writeFileAtomic(path, data) {
-  const tmp = join(dirname(path), `.${randomBytes(6).toString("hex")}.tmp`);
-  const fd = openSync(tmp, "wx");
-  try {
-    writeAll(fd, typeof data === "string" ? Buffer.from(data) : data);
-    fdatasyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  try {
-    renameSync(tmp, path);
-  } catch (error) {
-    rmSync(tmp, { force: true });
-    throw error;
-  }
-  fsyncDir(dirname(path));
+var CREATE_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW;
+var TEMP_SUFFIX = ".part";
+function tempPathFor(path) {
+  return join(dirname(path), `.${randomBytes(8).toString("hex")}${TEMP_SUFFIX}`);
 }
+function writeFileAtomic(path, data, options = {}) {
+  try {
+    if (options.makeFolder === true)
+      mkdirDurable(dirname(path));
+    refuseNonFile(path, lstatOrUndefined(path));
+    const tmp = tempPathFor(path);
+    const fd = openSync(tmp, CREATE_FLAGS, options.mode ?? 420);
+    try {
+      writeAll(fd, typeof data === "string" ? Buffer.from(data) : data);
+      fdatasyncSync(fd);
+      closeSync(fd);
+      refuseNonFile(path, lstatOrUndefined(path));
+      renameSync(tmp, path);
+    } catch (error) {
+      try {
+        closeSync(fd);
+      } catch {
+      }
+      rmSync(tmp, { force: true });
+      throw error;
+    }
+    fsyncDir(dirname(path));
+  } catch (error) {
+    throw fileWriteError(path, error);
+  }
+}
+function ifMissing(error) {
+  if (error.code === "ENOENT")
+    return void 0;
+  throw error;
+}
+function lstatOrUndefined(path) {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    return ifMissing(error);
+  }
+}
+function refuseNonFile(path, info) {
+  if (info === void 0 || info.isFile())
+    return;
+  const kind = info.isDirectory() ? "a folder" : info.isSymbolicLink() ? "a symbolic link" : info.isCharacterDevice() || info.isBlockDevice() ? "a device" : info.isFIFO() ? "a fifo" : info.isSocket() ? "a socket" : "not a regular file";
+  throw new DeflowError("E_OUTPUT_NOT_FILE", `${resolve(path)}: is ${kind}; deflow replaces only regular files (remove it or choose another name)`, {
+    details: { path: resolve(path), kind }
+  });
+}
+var DISK_FULL = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT"]);
+var NOT_WRITABLE = /* @__PURE__ */ new Set(["EROFS", "EACCES", "EPERM"]);
+function fileWriteError(path, error) {
+  if (error instanceof DeflowError)
+    return error;
+  const code = error?.code;
+  if (code !== void 0 && DISK_FULL.has(code)) {
+    return new DeflowError("E_DISK_FULL", `${resolve(path)}: no space left on the device (${code}); free some space and run the command again`, {
+      cause: error,
+      details: { path: resolve(path), errno: code }
+    });
+  }
+  if (code !== void 0 && NOT_WRITABLE.has(code)) {
+    return new DeflowError("E_OUTPUT_NOT_WRITABLE", `${resolve(path)}: cannot write here (${code}: ${code === "EROFS" ? "a read-only file system" : "permission denied"})`, {
+      cause: error,
+      details: { path: resolve(path), errno: code }
+    });
+  }
+  return error;
+}
+
+// dist/common/probe-mp4.js
+var CHUNK = 64 * 1024;
 
 // dist/common/exit-codes.js
 var EXIT = {
+  /** Success. */
   ok: 0,
   /** Finished, but with failed or unknown items; or a request failed. */
   failed: 1,
@@ -66,13 +143,10 @@ var EXIT = {
   /** A bug in deflow (unexpected error). */
   internal: 70,
   /** Interrupted (SIGINT). */
-  interrupted: 130
+  interrupted: 130,
+  /** Terminated (a second SIGTERM ends the process at once: 128 + 15). */
+  terminated: 143
 };
-
-// dist/common/probe-mp4.js
-var CHUNK = 64 * 1024;
-
-// dist/common/error-codes.js
 var ERROR_EXIT_CODES = {
   // The service answered with an error (client/errors, one class per code).
   E_API: EXIT.failed,
@@ -87,6 +161,9 @@ var ERROR_EXIT_CODES = {
   E_API_RESPONSE: EXIT.failed,
   E_API_SERVER: EXIT.failed,
   E_API_VALIDATION: EXIT.failed,
+  // A run's account check before it starts (cli/actions/account-check.ts): the key, the balance.
+  E_AUTH: EXIT.refused,
+  E_BALANCE_LOW: EXIT.refused,
   // Transport: the request or a transfer did not complete.
   E_NETWORK: EXIT.failed,
   E_RESPONSE_TOO_LARGE: EXIT.failed,
@@ -95,6 +172,7 @@ var ERROR_EXIT_CODES = {
   E_UNSAFE_URL: EXIT.failed,
   // Usage: a flag, an option or the environment is wrong; nothing was sent.
   E_USAGE_BASE_URL: EXIT.usage,
+  E_USAGE_ENV_FILE: EXIT.usage,
   E_USAGE_INPUT: EXIT.usage,
   E_USAGE_KEY_FILE: EXIT.usage,
   E_USAGE_KEY_FLAG: EXIT.usage,
@@ -139,7 +217,7 @@ var ERROR_EXIT_CODES = {
   E_WORKFLOW_TOO_LARGE: EXIT.usage,
   E_WORKFLOW_YAML: EXIT.usage,
   // Jobs and their results.
-  E_INTERNAL: EXIT.failed,
+  E_INTERNAL: EXIT.internal,
   E_JOB_FAILED: EXIT.failed,
   E_JOB_TIMEOUT: EXIT.failed,
   E_JOB_UNKNOWN: EXIT.failed,
@@ -165,6 +243,10 @@ var ERROR_EXIT_CODES = {
   E_STATE_DIR: EXIT.usage,
   E_STATE_LOCKED: EXIT.failed,
   E_REPORT_WRITE: EXIT.failed,
+  // Any file deflow writes (common/durable-fs.ts): named with its path.
+  E_DISK_FULL: EXIT.failed,
+  E_OUTPUT_NOT_FILE: EXIT.failed,
+  E_OUTPUT_NOT_WRITABLE: EXIT.failed,
   E_INIT_WRITE: EXIT.failed,
   // Distributed mode (engine/queue): Redis, the queue's runs, the workers.
   E_QUEUE_CONNECT: EXIT.failed,
@@ -176,6 +258,22 @@ var ERROR_EXIT_CODES = {
   // The emulator.
   E_EMULATOR_LISTEN: EXIT.failed,
   E_EMULATOR_PORT_IN_USE: EXIT.failed
+};
+var RUN_STATUS_EXIT = {
+  done: EXIT.ok,
+  failed: EXIT.failed,
+  refused: EXIT.refused,
+  "over-budget": EXIT.overBudget,
+  "daily-limit": EXIT.dailyLimit,
+  interrupted: EXIT.interrupted
+};
+var QUOTE_VERDICT_EXIT = {
+  within: EXIT.ok,
+  "no-budget": EXIT.ok,
+  unavailable: EXIT.failed,
+  "over-budget": EXIT.overBudget,
+  unpriced: EXIT.overBudget,
+  "over-balance": EXIT.overBudget
 };
 
 // dist/cli/start-bundle.js
