@@ -42,6 +42,15 @@ export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     const query = parsed.search ? `?${MASK}` : '';
+    if (parsed.origin === 'null') {
+      // file:, data: and other schemes have no origin (the URL API says "null"): keep the
+      // scheme and host as written, never a user or password.
+      parsed.username = '';
+      parsed.password = '';
+      parsed.search = '';
+      parsed.hash = '';
+      return `${parsed.href}${query}`;
+    }
     return `${parsed.origin}${parsed.pathname}${query}`;
   } catch {
     return redactPatterns(url.split('?')[0] ?? '');

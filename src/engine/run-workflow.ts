@@ -197,8 +197,9 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
   const governor = client.governor;
   // The job runner defers a used-up pool and says so (daily-deferrals.ts); a queue's runners leave that to the governor's news.
   const unwatch = governor ? watchGovernor(governor, clock, sink, { daily: options.runners !== undefined }) : () => {};
-  // Temp files a killed run left behind (an hour old: a live run's are fresh).
-  void blobs.cleanStale(60 * 60_000).catch(() => {});
+  // Temp files a killed run left behind (an hour old: a live run's are fresh): removed beside
+  // the run and awaited before it ends, so a short run cannot leave them behind.
+  const cleaning = blobs.cleanStale(60 * 60_000).catch(() => 0);
   const ctx: JobContext = {
     graph,
     client,
@@ -232,6 +233,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     grace.abort();
     unwatch();
     concurrency.close();
+    await cleaning;
   }
   let verdict = decideOutcome(control.reason, state.counts, state.accepted);
   let error = control.error;

@@ -34,4 +34,10 @@ describe('redactor', () => {
     expect(redactUrl('https://h.example/a/b.png?token=1#x')).toBe('https://h.example/a/b.png?[redacted]');
     expect(redactUrl('https://h.example/a/b.png')).toBe('https://h.example/a/b.png');
   });
+
+  test('redactUrl names a URL without an origin by its scheme, never as "null"', () => {
+    expect(redactUrl('file:///etc/passwd')).toBe('file:///etc/passwd');
+    expect(redactUrl('ftp://user:secret@h.example/a?k=1')).toBe('ftp://h.example/a?[redacted]');
+    expect(redactUrl('gopher://h.example:70/x')).toBe('gopher://h.example:70/x');
+  });
 });

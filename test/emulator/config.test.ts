@@ -167,6 +167,14 @@ describe('located errors', () => {
     expect(error.message).not.toContain('\n');
   });
 
+  it('a YAML alias bomb is a coded E_CONFIG_PARSE error, not a crash (exit 70)', async () => {
+    const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (const name of ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']) levels.push(`${name}: &${name} [${Array(9).fill(`*${levels.length === 1 ? 'a' : String.fromCharCode(name.charCodeAt(0) - 1)}`).join(',')}]`);
+    const error = await failure(await file('bomb.yaml', `${levels.join('\n')}\n`));
+    expect(error.code).toBe('E_CONFIG_PARSE');
+    expect(error.message).toMatch(/bomb\.yaml: too many aliases \(more than 100 expansions\)/);
+  });
+
   it('a JSON file error is located too', async () => {
     const error = await failure(await file('bad.json', '{\n  "balance": "lots"\n}\n'));
     expect(error.message).toMatch(/bad\.json:2:14: balance: expected number, got string "lots"$/);

@@ -77,6 +77,9 @@ function withOverrides(raw: unknown, overrides: ConfigOverrides | undefined): un
 }
 
 /** Parses YAML or JSON text and resolves it. */
+/** Alias expansions a config may make (the yaml library's default, kept on purpose). */
+const MAX_CONFIG_ALIASES = 100;
+
 export function parseEmulatorConfig(text: string, file: string, overrides?: ConfigOverrides): EmulatorConfig {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
@@ -87,7 +90,14 @@ export function parseEmulatorConfig(text: string, file: string, overrides?: Conf
     const what = (syntax.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
     throw new DeflowError('E_CONFIG_PARSE', `${where}: ${what}`, { details: { file } });
   }
-  const raw: unknown = document.toJS() ?? {};
+  let raw: unknown;
+  try {
+    // The yaml library's default budget (100 alias expansions) refuses a billion-laughs file.
+    raw = document.toJS({ maxAliasCount: MAX_CONFIG_ALIASES }) ?? {};
+  } catch (error) {
+    const reason = error instanceof ReferenceError && /alias/i.test(error.message) ? `too many aliases (more than ${MAX_CONFIG_ALIASES} expansions): refused as a possible resource exhaustion attack` : `cannot build the document (${error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)})`;
+    throw new DeflowError('E_CONFIG_PARSE', `${file}: ${reason}`, { cause: error, details: { file } });
+  }
   return resolveEmulatorConfig(withOverrides(raw, overrides), { file, document, lineCounter });
 }
 
