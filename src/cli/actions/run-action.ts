@@ -13,7 +13,8 @@ import { type DurableRun, openDurableRun } from '../../engine/index.js';
 import { runOpened } from '../../engine/index.js';
 import type { RunOutcome } from '../../engine/index.js';
 import { assertRunId, resolveStateDir, stateLayout } from '../../engine/index.js';
-import { formatCost, renderQuoteTable } from '../../report/index.js';
+import { formatCost, KEPT_REPORT_NAME, renderQuoteTable } from '../../report/index.js';
+import { reportFailure } from './report-failure.js';
 import { createReporters, EVENT_LOG_NAME } from '../../report/index.js';
 import { formatErrors, formatWarnings } from '../../workflow/index.js';
 import { formatPlan } from '../../workflow/index.js';
@@ -119,6 +120,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       printSummary(io, { ...flags, report: queued.reportPath }, graph, queued.outcome, session);
       const { status } = queued.outcome;
       if (flags.quiet && queued.resumeCommand !== null && (status === 'interrupted' || status === 'daily-limit')) io.stderr.write(`resume with: ${queued.resumeCommand}\n`);
+      if (queued.reportError !== undefined) return reportFailure(io, queued.reportError.error, queued.outcome.exitCode, { runId: queued.runId, stateDir, flags: { report: flags.report, junit: flags.junit } });
       return queued.outcome.exitCode;
     }
 
@@ -150,8 +152,10 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       return made;
     };
     // Every run leaves its report on disk: --report, else the run's folder in the state folder.
-    const reportPath = flags.report ?? join(durable.paths.dir, 'report.json');
+    const reportPath = flags.report ?? join(durable.paths.dir, KEPT_REPORT_NAME);
+    const keptReportPath = join(durable.paths.dir, KEPT_REPORT_NAME);
     const reporters = createReporters(io, {
+      keptReportPath,
       json: flags.json === true,
       reportPath,
       junitPath: flags.junit,
@@ -162,6 +166,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       ...(flags.color === false ? { color: false } : {}),
     });
     let outcome: RunOutcome;
+    let reportError: { error: unknown } | undefined;
     try {
       outcome = await runOpened(durable, {
         graph,
@@ -180,7 +185,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       });
     } finally {
       await reporters.finish().catch((error: unknown) => {
-        io.stderr.write(`deflow: ${error instanceof Error ? error.message : String(error)}\n`);
+        reportError = { error };
       });
     }
     printSummary(io, { ...flags, report: reportPath }, graph, outcome, session);
@@ -204,6 +209,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     }
     // The renderers print it too, unless --quiet silenced them: a resumable run must say how.
     if (flags.quiet && resumeCommand !== null && (outcome.status === 'interrupted' || outcome.status === 'daily-limit')) io.stderr.write(`resume with: ${resumeCommand}\n`);
+    if (reportError !== undefined) return reportFailure(io, reportError.error, outcome.exitCode, { runId: durable.runId, stateDir, flags });
     return outcome.exitCode;
   } finally {
     await session.close();

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { CliIO } from '../../common/index.js';
 import { DeflowError } from '../../common/index.js';
 import type { Quote, RunEventSink, RunOutcome } from '../../engine/index.js';
-import { createReporters } from '../../report/index.js';
+import { createReporters, KEPT_REPORT_NAME } from '../../report/index.js';
 import type { JobGraph } from '../../workflow/index.js';
 import { formatResumeCommand } from '../resume-command.js';
 import type { RunSession } from './run-session.js';
@@ -48,7 +48,7 @@ export function checkQueueFlags(flags: { readonly emulator?: boolean; readonly h
 }
 
 /** Runs the coordinator; resolves with the outcome and where the report went. */
-export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promise<{ outcome: RunOutcome; reportPath: string; resumeCommand: string | null }> {
+export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promise<{ outcome: RunOutcome; reportPath: string; resumeCommand: string | null; runId: string; reportError: { error: unknown } | undefined }> {
   const { graph, session, stateDir, flags } = input;
   const { shared, scope } = session;
   if (shared === null || scope === null) throw new DeflowError('E_INTERNAL', 'the queue run has no shared governor');
@@ -66,8 +66,9 @@ export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promis
     cwd: io.cwd,
     extra: ['--queue', target.display, ...(flags.output === undefined ? [] : ['--output', flags.output]), ...(flags.maxCost === undefined ? [] : ['--max-cost', flags.maxCost])],
   });
-  const reportPath = flags.report ?? join(stateDir, 'runs', opened.runId, 'report.json');
+  const reportPath = flags.report ?? join(stateDir, 'runs', opened.runId, KEPT_REPORT_NAME);
   const reporters = createReporters(io, {
+    keptReportPath: join(stateDir, 'runs', opened.runId, KEPT_REPORT_NAME),
     json: flags.json === true,
     reportPath,
     junitPath: flags.junit,
@@ -75,8 +76,10 @@ export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promis
     quiet: flags.quiet,
     ...(flags.color === false ? { color: false } : {}),
   });
+  let outcome: RunOutcome;
+  let reportError: { error: unknown } | undefined;
   try {
-    const outcome = await queue.runQueued({
+    outcome = await queue.runQueued({
       graph,
       client: session.client,
       stateDir,
@@ -95,10 +98,10 @@ export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promis
       useCache: flags.cache !== false,
       resubmitUnknown: flags.resubmitUnknown === true,
     });
-    return { outcome, reportPath, resumeCommand };
   } finally {
     await reporters.finish().catch((error: unknown) => {
-      io.stderr.write(`deflow: ${error instanceof Error ? error.message : String(error)}\n`);
+      reportError = { error };
     });
   }
+  return { outcome, reportPath, resumeCommand, runId: opened.runId, reportError };
 }

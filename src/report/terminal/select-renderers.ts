@@ -20,6 +20,11 @@ export interface ReporterOptions {
   readonly json: boolean;
   /** `--report FILE` (relative to `io.cwd`). */
   readonly reportPath?: string | undefined;
+  /**
+   * The copy of the JSON report kept in the run's folder (`runs/<run>/report.json`), written
+   * too when `reportPath` is elsewhere: `deflow report` writes any report again from it.
+   */
+  readonly keptReportPath?: string | undefined;
   /** The run's event log in its state folder (`runs/<run>/events.ndjson`), appended to. */
   readonly eventLogPath?: string | undefined;
   /** `--html FILE` (relative to `io.cwd`): drawn from the event log (needs `eventLogPath`) when the run ends. */
@@ -82,7 +87,8 @@ export function createReporters(io: CliIO, options: ReporterOptions): Reporters 
   const summaryPath = inActions && env['GITHUB_STEP_SUMMARY'] ? env['GITHUB_STEP_SUMMARY'] : undefined;
   const reportPath = options.reportPath === undefined ? undefined : resolve(io.cwd, options.reportPath);
   const junitPath = options.junitPath === undefined ? undefined : resolve(io.cwd, options.junitPath);
-  const builder = reportPath || junitPath || inActions ? new RunReportBuilder() : null;
+  const keptReportPath = options.keptReportPath === undefined ? undefined : resolve(io.cwd, options.keptReportPath);
+  const builder = reportPath || junitPath || keptReportPath || inActions ? new RunReportBuilder() : null;
 
   const failed = new Set<number>();
   let rendererError: unknown;
@@ -108,6 +114,7 @@ export function createReporters(io: CliIO, options: ReporterOptions): Reporters 
     const files: Promise<void>[] = [];
     if (builder !== null) {
       if (reportPath) files.push(builder.writeReport(reportPath));
+      if (keptReportPath && keptReportPath !== reportPath) files.push(builder.writeReport(keptReportPath));
       if (junitPath) files.push(writeJUnit(junitPath, builder));
       if (summaryPath) files.push(appendStepSummary(summaryPath, builder, { reportPath: options.reportPath ?? null }));
       if (inActions) {
