@@ -1,4 +1,5 @@
 /** The files `deflow init` writes: a commented starter workflow, `.env.example`, CI snippets. */
+import { posix } from 'node:path';
 
 /** Where the files of `deflow init DIR` point: each path is right from where it is read. */
 export interface InitPaths {
@@ -14,7 +15,11 @@ export interface InitPaths {
 export const starterWorkflow = (paths: InitPaths): string => STARTER_WORKFLOW.replace('$schema=node_modules/deflow/schemas/workflow.schema.json', `$schema=${paths.schema}`);
 
 /** The GitHub Actions snippet for the workflow at `paths.workflow`. */
-export const githubActionsSnippet = (paths: InitPaths): string => GITHUB_ACTIONS_SNIPPET.replace('workflow: workflow.yaml', `workflow: ${paths.workflow}`);
+export const githubActionsSnippet = (paths: InitPaths): string =>
+  GITHUB_ACTIONS_SNIPPET.replace('workflow: workflow.yaml', `workflow: ${paths.workflow}`)
+    .replace('deflow gc workflow.yaml', `deflow gc ${paths.workflow}`)
+    // The state folder: .deflow beside the workflow, from the repository root.
+    .replaceAll('path: STATE_DIR', `path: ${posix.join(posix.dirname(paths.workflow), '.deflow')}`);
 
 /** The GitLab CI snippet for the workflow at `paths.workflow`, its outputs in `paths.output`. */
 export const gitlabCiSnippet = (paths: InitPaths): string =>
@@ -89,6 +94,9 @@ export const GITIGNORE_ENTRIES = ['.deflow/', 'out/', '.env'] as const;
 
 const GITHUB_ACTIONS_SNIPPET = `# GitHub Actions: copy to .github/workflows/deflow.yml.
 # Pull requests get the quote as a step summary; the nightly run does the work within a budget.
+# The state folder (journal, result cache) is kept in the Actions cache: restored first, tidied
+# (deflow gc) and saved after the run even when it ends red, under a key per run, so nothing is
+# paid twice. Without DEAPI_API_KEY (a pull request from a fork) the job says so and passes.
 # \`uses:\` names the repository that holds deflow's action.yml (replace OWNER/deflow@REF).
 name: deflow
 on:
@@ -96,23 +104,45 @@ on:
   schedule:
     - cron: "17 2 * * *"
   workflow_dispatch:
+permissions:
+  contents: read
 jobs:
   deflow:
     runs-on: ubuntu-latest
+    env:
+      DEAPI_API_KEY: \${{ secrets.DEAPI_API_KEY }}
     steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-node@v4
-        with: { node-version: 20 }
+      - uses: actions/checkout@v6
+      - uses: actions/setup-node@v6
+        with: { node-version: 24 }
+      - id: key
+        run: |
+          if [ -n "$DEAPI_API_KEY" ]; then echo "present=true" >> "$GITHUB_OUTPUT"; exit 0; fi
+          echo "present=false" >> "$GITHUB_OUTPUT"
+          echo "deflow: no DEAPI_API_KEY here (a pull request from a fork gets no secrets): nothing was quoted or run." >> "$GITHUB_STEP_SUMMARY"
+      - if: steps.key.outputs.present == 'true'
+        uses: actions/cache/restore@v6
+        with:
+          path: STATE_DIR
+          key: deflow-state-\${{ github.run_id }}-\${{ github.run_attempt }}
+          restore-keys: deflow-state-
       - id: deflow
+        if: steps.key.outputs.present == 'true'
         uses: OWNER/deflow@REF
         with:
           workflow: workflow.yaml
           command: \${{ github.event_name == 'pull_request' && 'quote' || 'run' }}
           max-cost: "0.10"
-        env:
-          DEAPI_API_KEY: \${{ secrets.DEAPI_API_KEY }}
+      - if: always() && steps.key.outputs.present == 'true'
+        continue-on-error: true
+        run: deflow gc workflow.yaml
+      - if: always() && steps.key.outputs.present == 'true'
+        uses: actions/cache/save@v6
+        with:
+          path: STATE_DIR
+          key: deflow-state-\${{ github.run_id }}-\${{ github.run_attempt }}
       - if: always() && steps.deflow.outputs.report != ''
-        uses: actions/upload-artifact@v4
+        uses: actions/upload-artifact@v7
         with:
           name: deflow-report
           path: \${{ steps.deflow.outputs.report }}
