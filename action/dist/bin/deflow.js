@@ -243,11 +243,11 @@ var ERROR_EXIT_CODES = {
   E_STATE_DIR: EXIT.usage,
   E_STATE_LOCKED: EXIT.failed,
   E_REPORT_WRITE: EXIT.failed,
+  E_INIT_WRITE: EXIT.failed,
   // Any file deflow writes (common/durable-fs.ts): named with its path.
   E_DISK_FULL: EXIT.failed,
   E_OUTPUT_NOT_FILE: EXIT.failed,
   E_OUTPUT_NOT_WRITABLE: EXIT.failed,
-  E_INIT_WRITE: EXIT.failed,
   // Distributed mode (engine/queue): Redis, the queue's runs, the workers.
   E_QUEUE_CONNECT: EXIT.failed,
   E_QUEUE_LOCK_LOST: EXIT.failed,
