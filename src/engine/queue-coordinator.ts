@@ -36,6 +36,8 @@ export interface QueueRunOptions extends Omit<RunWorkflowOptions, 'seed' | 'reco
   readonly opened?: OpenedQueueRun;
   /** `--resubmit-unknown`: jobs an earlier session left unknown are submitted again (they may be paid twice). @default false */
   readonly resubmitUnknown?: boolean;
+  /** `--resubmit-timed-out`: jobs an earlier session left timed out are submitted again instead of polled (they may be paid twice). @default false */
+  readonly resubmitTimedOut?: boolean;
   /** Called once the run is registered, before anything is enqueued. */
   readonly onOpened?: (run: { readonly runId: string; readonly resumed: boolean }) => void;
 }
@@ -86,7 +88,7 @@ export async function runQueued(options: QueueRunOptions): Promise<QueueOutcome>
   const queues = new Map(graph.steps.map((step) => [step.id, queueName(scope, step.task.pool)]));
   const progress: { forward?: QueueRunners['onProgress'] } = {};
   const watch = new CompletionWatch(options.target, redis, `${runId}:`, (jobId, data) => progress.forward?.(jobId, data));
-  const runners = new QueueRunners({ runId, watch, queueOf: (stepId) => queues.get(stepId)!, resumed, resubmitUnknown: options.resubmitUnknown === true });
+  const runners = new QueueRunners({ runId, watch, queueOf: (stepId) => queues.get(stepId)!, resumed, resubmitUnknown: options.resubmitUnknown === true, resubmitTimedOut: options.resubmitTimedOut === true });
   progress.forward = runners.onProgress;
   const governor = options.client.governor;
   const onDaily = (event: { pool: string; resetAt: number }): void => runners.defer(event.pool, event.resetAt);
@@ -94,7 +96,7 @@ export async function runQueued(options: QueueRunOptions): Promise<QueueOutcome>
   let status: QueueRunMeta['status'] = 'running';
   try {
     for (const name of new Set(queues.values())) await watch.watch(name);
-    const { target: _target, redis: _redis, scope: _scope, workflowDigest: _digest, givenInputs: _inputs, cwd: _cwd, useCache: _useCache, depth, onOpened: _onOpened, resubmitUnknown: _resubmit, runId: _runId, opened: _opened, ...rest } = options;
+    const { target: _target, redis: _redis, scope: _scope, workflowDigest: _digest, givenInputs: _inputs, cwd: _cwd, useCache: _useCache, depth, onOpened: _onOpened, resubmitUnknown: _resubmit, resubmitTimedOut: _resubmitTimedOut, runId: _runId, opened: _opened, ...rest } = options;
     const outcome = await runWorkflowWith({ ...rest, runId, resumed, runners, stepLimit: depth ?? DEFAULT_QUEUE_DEPTH });
     status = outcome.status;
     return { ...outcome, resumed };

@@ -32,6 +32,8 @@ export interface RunDurablyOptions extends RunOpenedOptions {
   readonly runId?: string | undefined;
   /** `--resubmit-unknown`: submit unknown items again (they may be paid twice). @default false */
   readonly resubmitUnknown?: boolean;
+  /** `--resubmit-timed-out`: submit items whose job timed out again instead of polling it (they may be paid twice). @default false */
+  readonly resubmitTimedOut?: boolean;
   /** Called once the journal is open and before anything is submitted. */
   readonly onOpened?: (run: DurableRun) => void;
 }
@@ -59,13 +61,14 @@ export function runDurably(options: RunDurablyOptions): Promise<DurableOutcome> 
 
 /** {@link runDurably} with the test seams of {@link RunDurablyInternals}. */
 export async function runDurablyWith(options: RunDurablyInternals): Promise<DurableOutcome> {
-  const { runId, resubmitUnknown, onOpened, journalHooks, ...rest } = options;
+  const { runId, resubmitUnknown, resubmitTimedOut, onOpened, journalHooks, ...rest } = options;
   const durable = await openDurableRunWith({
     stateDir: options.stateDir,
     graph: options.graph,
     clock: options.clock ?? options.client.clock,
     runId,
     resubmitUnknown: resubmitUnknown ?? false,
+    resubmitTimedOut: resubmitTimedOut ?? false,
     ...(journalHooks === undefined ? {} : { journalHooks }),
   });
   try {

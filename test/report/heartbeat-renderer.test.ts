@@ -119,7 +119,7 @@ describe('HeartbeatRenderer', () => {
     const renderer = new HeartbeatRenderer(stderr, { ticker: manualTicker() });
     renderer.handle(runStarted([{ id: 's', task: 'text-to-image', items: 4 }]));
     renderer.handle(done(node('s', 0, 'a'), T0 + 10, { cost: 0.5, startedAt: T0 }));
-    renderer.handle(runFinished({ total: 4, done: 1, cached: 0, failed: 0, skipped: 0, unknown: 0, pending: 3 }, { ts: T0 + 61_000, status: 'interrupted', exitCode: 130 }));
+    renderer.handle(runFinished({ total: 4, done: 1, cached: 0, failed: 0, skipped: 0, unknown: 0, pending: 3 }, { ts: T0 + 61_000, status: 'interrupted', exitCode: 130, spent: 0.5 }));
     expect(lines(stderr.text()).at(-1)).toBe('[deflow] interrupted (exit 130) in 1m 01s: 1/4 done · 0 failed · 0 skipped · 0 unknown · 3 not finished · $0.5000 spent');
   });
 });

@@ -44,6 +44,7 @@ describe('RunReportBuilder', () => {
       cached: 1,
       failed: 1,
       unsaved: 0,
+      timed_out: 0,
       skipped: 1,
       unknown: 1,
       pending: 0,
@@ -66,7 +67,7 @@ describe('RunReportBuilder', () => {
       finished_at: '2026-01-02T03:04:06.200Z',
       counts: { items: 3, done: 2, cached: 1, failed: 1, unsaved: 0, skipped: 0, unknown: 0, pending: 0, deferred: 0, invalid: 0, blocked: 0 },
     });
-    expect(speak?.counts).toEqual({ items: 3, done: 1, cached: 0, failed: 0, unsaved: 0, skipped: 1, unknown: 1, pending: 0, deferred: 0, invalid: 0, blocked: 1 });
+    expect(speak?.counts).toEqual({ items: 3, done: 1, cached: 0, failed: 0, unsaved: 0, timed_out: 0, skipped: 1, unknown: 1, pending: 0, deferred: 0, invalid: 0, blocked: 1 });
     expect(transcribe?.items.map((i) => i.index)).toEqual([0, 1, 2]);
   });
 

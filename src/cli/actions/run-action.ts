@@ -46,6 +46,7 @@ export interface RunFlags extends RunSessionOptions {
   readonly stateDir?: string;
   readonly runId?: string;
   readonly resubmitUnknown?: boolean;
+  readonly resubmitTimedOut?: boolean;
   /** commander's `--no-cache`. */
   readonly cache?: boolean;
   readonly webhookUrl?: string;
@@ -126,7 +127,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
 
     // An in-process emulator (--emulator) dies with the process, and with it the jobs of any earlier session.
     const fresh = session.emulator !== null && flags.runId === undefined;
-    const durable = await openDurableRun({ stateDir, graph, clock: client.clock, runId: flags.runId, resubmitUnknown: flags.resubmitUnknown === true, fresh });
+    const durable = await openDurableRun({ stateDir, graph, clock: client.clock, runId: flags.runId, resubmitUnknown: flags.resubmitUnknown === true, resubmitTimedOut: flags.resubmitTimedOut === true, fresh });
     if (!flags.quiet) io.stderr.write(describeOpened(durable));
     const resumeCommand = fresh
       ? null
@@ -262,6 +263,12 @@ function printSummary(io: CliIO, flags: RunFlags, graph: JobGraph, outcome: RunO
         '`deflow status` lists them, --resubmit-unknown submits them knowingly',
     );
   }
+  if (outcome.counts.timedOut > 0) {
+    lines.push(
+      `${outcome.counts.timedOut} item(s) timed out: their jobs still run at the service and are charged when they end; ` +
+        'run the workflow again to poll them and adopt their results (never submitted again; `deflow status` lists them, --resubmit-timed-out submits them anew and may pay twice)',
+    );
+  }
   const { pending, running } = outcome.counts;
   if (outcome.status !== 'done' && outcome.status !== 'failed' && pending > 0) {
     const where = flags.report ? `their request ids are in ${flags.report}` : 'their request ids are in the item-submitted events (--json, --report)';
@@ -297,6 +304,8 @@ function describeOpened(durable: DurableRun): string {
     const parts = [`${c.done} done`, `${c.submitted} in flight (polled, not resubmitted)`];
     if (c.unknown > 0) parts.push(`${c.unknown} unknown (not resubmitted)`);
     if (c.resubmitted > 0) parts.push(`${c.resubmitted} unknown resubmitted (--resubmit-unknown)`);
+    if (c.timedOut > 0) parts.push(`${c.timedOut} timed out earlier, polled and adopted (not resubmitted)`);
+    if (c.resubmittedTimedOut > 0) parts.push(`${c.resubmittedTimedOut} timed out, resubmitted (--resubmit-timed-out)`);
     if (c.retried > 0) parts.push(`${c.retried} failed, retried`);
     lines.unshift(`resuming run ${durable.runId}: ${parts.join(', ')}`);
   }

@@ -25,6 +25,7 @@ export interface QueuedRunInput {
   readonly flags: {
     readonly runId?: string;
     readonly resubmitUnknown?: boolean;
+    readonly resubmitTimedOut?: boolean;
     readonly json?: boolean;
     readonly report?: string;
     readonly junit?: string;
@@ -97,6 +98,7 @@ export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promis
       cwd: io.cwd,
       useCache: flags.cache !== false,
       resubmitUnknown: flags.resubmitUnknown === true,
+      resubmitTimedOut: flags.resubmitTimedOut === true,
     });
   } finally {
     await reporters.finish().catch((error: unknown) => {

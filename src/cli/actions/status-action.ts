@@ -51,6 +51,8 @@ export interface RunStatusJson {
     }[];
   };
   readonly unknowns: readonly { readonly node: string; readonly reason: string; readonly request_id: string | null }[];
+  /** Items whose job ran past its step's timeout, with their job: the next run polls it and adopts its result. */
+  readonly timed_out: readonly { readonly node: string; readonly reason: string; readonly request_id: string }[];
   readonly torn_tail: boolean;
   /** The command that resumes the run, when a resume has anything to do. */
   readonly resume_command: string | null;
@@ -95,6 +97,7 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
       invocations,
     },
     unknowns: progress.unknowns.map(({ node, reason, requestId }) => ({ node, reason, request_id: requestId })),
+    timed_out: progress.timedOut.map(({ node, reason, requestId }) => ({ node, reason, request_id: requestId })),
     torn_tail: replayed.tornTail,
     resume_command: canResume ? formatResumeCommand({ workflow, runId: summary.runId, stateDir, inputs: replayed.run?.inputs ?? {}, cwd: io.cwd }) : null,
   };
@@ -160,6 +163,7 @@ export function formatStatus(status: RunStatusJson): string[] {
     // Items waiting for a used-up daily window get their own column, only when there are some.
     const deferred = status.steps.some((s) => s.deferred > 0);
     const unsaved = status.steps.some((s) => s.unsaved > 0);
+    const timedOut = status.steps.some((s) => s.timed_out > 0);
     const rows = status.steps.map((s) => [
       s.step,
       String(s.done),
@@ -169,11 +173,12 @@ export function formatStatus(status: RunStatusJson): string[] {
       String(s.unknown),
       String(s.failed),
       ...(unsaved ? [String(s.unsaved)] : []),
+      ...(timedOut ? [String(s.timed_out)] : []),
       String(s.skipped + s.withdrawn),
       formatCost(s.cost),
       quotedCell(s),
     ]);
-    lines.push(formatTable(['step', 'done', 'cached', 'running', ...(deferred ? ['deferred'] : []), 'unknown', 'failed', ...(unsaved ? ['paid, not saved'] : []), 'skipped', 'spent', 'quoted'], rows));
+    lines.push(formatTable(['step', 'done', 'cached', 'running', ...(deferred ? ['deferred'] : []), 'unknown', 'failed', ...(unsaved ? ['paid, not saved'] : []), ...(timedOut ? ['timed out'] : []), 'skipped', 'spent', 'quoted'], rows));
     if (unsaved) lines.push('', 'paid, not saved: these jobs are paid for; the next run of the workflow fetches their results again and never submits them again');
   }
   const { cost } = status;
@@ -185,6 +190,10 @@ export function formatStatus(status: RunStatusJson): string[] {
   if (status.unknowns.length > 0) {
     lines.push('', `unknown items (${status.unknowns.length}): the service may or may not have created their jobs; deflow never submits them again unless --resubmit-unknown is given`);
     for (const unknown of status.unknowns) lines.push(`  ${unknown.node}: ${unknown.reason}`);
+  }
+  if (status.timed_out.length > 0) {
+    lines.push('', `timed-out items (${status.timed_out.length}): their jobs ran past the step's timeout and may still finish (and be charged); the next run polls them and adopts their results, and submits them again only with --resubmit-timed-out`);
+    for (const item of status.timed_out) lines.push(`  ${item.node}: job ${item.request_id}`);
   }
   if (status.resume_command !== null) lines.push('', `resume: ${status.resume_command}`);
   return lines;

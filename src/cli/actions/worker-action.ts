@@ -66,6 +66,7 @@ function describe(event: RunEvent, say: (line: string) => void): void {
   if (event.type === 'item-done') say(`${at} done${event.cached ? ' (cached)' : ''}${event.outputs.length > 0 ? ` → ${event.outputs.join(', ')}` : ''}`);
   else if (event.type === 'item-failed') say(`${at} failed: ${event.error.message}`);
   else if (event.type === 'item-unknown') say(`${at} unknown: ${event.reason}`);
+  else if (event.type === 'item-timed-out') say(`${at} timed out: ${event.error.message} (job ${event.requestId} still runs; the next session adopts it)`);
 }
 
 function whole(option: string, value: string, min: number): number {

@@ -38,6 +38,7 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
     .option('--state-dir <dir>', 'state folder: journals, result cache (default: .deflow beside the workflow)')
     .option('--run-id <id>', 'resume this run (default: the last unfinished run of this workflow), or name a new one')
     .option('--resubmit-unknown', 'submit items left unknown again (the service may already have them: this may pay twice)')
+    .option('--resubmit-timed-out', 'submit items whose job timed out again instead of polling and adopting that job (it may still finish and be charged: this may pay twice)')
     .option('--no-cache', 'do not reuse results of identical earlier jobs (nor store new ones)')
     .option('--webhook-url <url>', 'ask the service to notify this URL (it must reach --webhook-listen); polling stays on')
     .option('--webhook-listen <host:port>', 'where the local webhook receiver listens (with --webhook-url)')

@@ -50,8 +50,8 @@ export class CacheAdapter implements CacheLookup {
     for (const [id, key] of options.knownKeys ?? []) this.keys.set(id, key);
   }
 
-  async lookup(query: CacheQuery): Promise<CacheAnswer> {
-    const { key, entry } = await this.find(query);
+  async lookup(query: CacheQuery, options: { readonly keyOnly?: boolean } = {}): Promise<CacheAnswer> {
+    const { key, entry } = await this.find(query, options.keyOnly === true);
     if (entry === undefined) return { key, hit: null };
     this.hits++;
     this.saved += entry.cost ?? 0;
@@ -63,12 +63,14 @@ export class CacheAdapter implements CacheLookup {
     return entry === undefined ? null : { result: toNodeResult(entry), cost: entry.cost };
   }
 
-  private async find(query: CacheQuery): Promise<{ key: string | null; entry: CacheEntry | undefined }> {
+  /** The job's key and its stored entry (`keyOnly`: the key alone, nothing read). */
+  private async find(query: CacheQuery, keyOnly = false): Promise<{ key: string | null; entry: CacheEntry | undefined }> {
     const step = this.options.graph.step(query.node.step);
     if (!step.def.cache) return { key: null, entry: undefined };
     const key = await this.keyOf(query);
     if (key === null) return { key: null, entry: undefined };
     this.keys.set(query.node.id, key);
+    if (keyOnly) return { key, entry: undefined };
     const entry = await this.options.cache.get(key);
     if (entry === undefined || (needsContent(step) && !hasContent(entry.result))) return { key, entry: undefined };
     return { key, entry };

@@ -24,7 +24,11 @@ export interface CacheAnswer {
 }
 
 export interface CacheLookup {
-  lookup(query: CacheQuery): Promise<CacheAnswer>;
+  /**
+   * The job's key and a stored result for it. `keyOnly`: the key alone, no hit looked for (a
+   * job already paid for, whose result is fetched and then stored under that key).
+   */
+  lookup(query: CacheQuery, options?: { readonly keyOnly?: boolean }): Promise<CacheAnswer>;
   /**
    * What {@link CacheLookup.lookup} would find, without counting it as served: the result and
    * what it cost once. Asked before the run to price cache hits at $0 (held-items.ts).

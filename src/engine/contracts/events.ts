@@ -126,7 +126,11 @@ export type RunEvent =
     }
   /** The job is done at the service: deflow reads or downloads its result now. */
   | { readonly type: 'item-downloading'; readonly ts: number; readonly node: NodeRef; readonly requestId: string }
-  | { readonly type: 'item-retry'; readonly ts: number; readonly node: NodeRef; readonly attempt: number; readonly error: EventError }
+  /**
+   * A retry. `requestId`: the job timed out and the retry polls that same job again (nothing is
+   * submitted while it may still finish); otherwise the failed job is submitted again.
+   */
+  | { readonly type: 'item-retry'; readonly ts: number; readonly node: NodeRef; readonly attempt: number; readonly error: EventError; readonly requestId?: string }
   | {
       readonly type: 'item-failed';
       readonly ts: number;
@@ -144,6 +148,12 @@ export type RunEvent =
   | { readonly type: 'item-skipped'; readonly ts: number; readonly node: NodeRef; readonly reason: string; readonly kind?: SkipKind }
   /** Not submitted: its pool's daily window is used up until `resetAt` (a later run submits it, without paying twice for anything done). */
   | { readonly type: 'item-deferred'; readonly ts: number; readonly node: NodeRef; readonly pool: string; readonly resetAt: number | null }
+  /**
+   * The job ran past its step's `timeout` (and its retries, each of which polled the same job):
+   * deflow stopped waiting, the job goes on at the service and is charged when it ends. A later
+   * run polls `requestId` first and adopts its result; `--resubmit-timed-out` submits it again.
+   */
+  | { readonly type: 'item-timed-out'; readonly ts: number; readonly node: NodeRef; readonly requestId: string; readonly error: EventError; readonly startedAt: number | null }
   /** A submission whose outcome cannot be known (intent journalled, no request_id): never resubmitted silently. */
   | { readonly type: 'item-unknown'; readonly ts: number; readonly node: NodeRef; readonly reason: string }
   /** A 429 closed the pool's window for `waitMs`. */
@@ -176,6 +186,8 @@ export type RunEvent =
         readonly unsaved?: number;
         readonly skipped: number;
         readonly unknown: number;
+        /** Items whose job ran past its step's timeout, still running at the service (a later run adopts them). */
+        readonly timedOut?: number;
         readonly pending: number;
         /** Items left for a later run by a used-up daily limit (counted in `pending`, too). */
         readonly deferred?: number;

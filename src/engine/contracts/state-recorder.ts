@@ -49,6 +49,12 @@ export interface StateRecorder {
   deferred(node: RecordedNode, pool: string, resetAt: number | null): Promise<void>;
   /** The submission's outcome cannot be known (it may have created a job). */
   unknown(node: RecordedNode, reason: string): Promise<void>;
+  /**
+   * The job at `requestId` ran past its step's `timeout` (and its retries): deflow stopped
+   * waiting for it, but it still runs at the service and is charged when it ends. A later run
+   * polls it again and adopts its result; it is never submitted again unless asked.
+   */
+  timedOut(node: RecordedNode, requestId: string, error: EventError): Promise<void>;
   /** The run ended (after its last node transition). */
   finished(status: RunStatus): Promise<void>;
 }
@@ -80,5 +86,6 @@ export const NO_RECORDER: StateRecorder = {
   skipped: async () => {},
   deferred: async () => {},
   unknown: async () => {},
+  timedOut: async () => {},
   finished: async () => {},
 };

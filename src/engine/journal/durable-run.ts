@@ -8,7 +8,8 @@
  *    flight (paid for, to collect).
  * 3. Otherwise a new run. If the latest run ended with `unknown` items, they are carried
  *    into the new run's journal as unknown: a new run must not quietly pay for them again
- *    (`--resubmit-unknown` submits them).
+ *    (`--resubmit-unknown` submits them). Items whose job timed out are carried over too, as
+ *    jobs to poll and adopt (`--resubmit-timed-out` submits them again instead).
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -25,7 +26,7 @@ import { writeFileAtomic } from '../../common/index.js';
 import { readRunState } from './journal-replay.js';
 import { removeJournalSnapshot, writeJournalSnapshot } from './journal-snapshot.js';
 import { canonicalJson } from '../../common/index.js';
-import { type PaidNode, paidSeed, planResume, type ResumePlan, type ResumeSeed, type UnknownNode } from './resume-plan.js';
+import { type PaidNode, paidSeed, planResume, type ResumePlan, type ResumeSeed, type TimedOutNode, type UnknownNode } from './resume-plan.js';
 import { attributeSpend, chargedJobs, finishInvocation, startInvocation } from './invocations.js';
 import type { EarlierInvocation } from '../contracts/events.js';
 import { createRunDir, listRuns, newRunId, RESUMABLE_STATUSES, readRunMeta, type RunMetaStatus, type RunSummary, runPaths, writeRunMeta } from './state-dir.js';
@@ -38,6 +39,8 @@ export interface OpenDurableRunOptions {
   readonly runId?: string | undefined;
   /** `--resubmit-unknown`. @default false */
   readonly resubmitUnknown?: boolean;
+  /** `--resubmit-timed-out`: submit items whose job timed out again instead of polling it. @default false */
+  readonly resubmitTimedOut?: boolean;
   /**
    * Always start a new run, carrying nothing over (`--emulator`: the in-process emulator of an
    * earlier session, and its jobs, are gone). @default false
@@ -137,14 +140,16 @@ async function openOrCreate(options: OpenDurableRunInternals): Promise<DurableRu
 interface Carried {
   readonly unknowns: readonly UnknownNode[];
   readonly paid: readonly PaidNode[];
+  /** Jobs that timed out: polled and adopted, never submitted again (unless `--resubmit-timed-out`). */
+  readonly timedOut: readonly TimedOutNode[];
   readonly from: string | null;
 }
 
-const NOTHING_CARRIED: Carried = { unknowns: [], paid: [], from: null };
+const NOTHING_CARRIED: Carried = { unknowns: [], paid: [], timedOut: [], from: null };
 
 function carried(options: OpenDurableRunOptions, previous: ResumePlan | undefined, from: string): Carried {
   if (previous === undefined) return NOTHING_CARRIED;
-  return { unknowns: options.resubmitUnknown ? [] : previous.unknowns, paid: previous.paid, from };
+  return { unknowns: options.resubmitUnknown ? [] : previous.unknowns, paid: previous.paid, timedOut: options.resubmitTimedOut ? [] : previous.timedOut, from };
 }
 
 /** What a new run named `runId` takes over: the unknowns of the latest other run of the workflow. */
@@ -180,6 +185,10 @@ async function createRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
       if (node.lost) entries.push({ t: 'unsaved', node: node.node, request_id: node.requestId, error: { code: 'E_RESULT_LOST', message: (node.reason ?? '').replace(/^E_RESULT_LOST: /, '') } });
       seeds.push(paidSeed(node, 1, null));
     }
+    for (const node of carry.timedOut) {
+      entries.push({ t: 'timed-out', node: node.node, request_id: node.requestId, error: { code: 'E_JOB_TIMEOUT', message: node.reason.replace(/^E_JOB_TIMEOUT: /, '') } });
+      seeds.push({ state: 'submitted', step: node.step, k: node.k, requestId: node.requestId, attempt: 1, cacheKey: null });
+    }
     removeJournalSnapshot(paths.journal);
     writeFileAtomic(paths.journal, entries.map((entry) => `${JSON.stringify(stampEntry(entry, startedAt))}\n`).join(''));
     journal = openJournal(paths.journal, { ...options.journalHooks, create: false, lock: false, clock });
@@ -189,6 +198,7 @@ async function createRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
   }
   const notices = carry.unknowns.length === 0 ? [] : [`${carry.unknowns.length} item(s) left unknown by run ${carry.from ?? '?'} stay unknown (pass --resubmit-unknown to submit them again)`];
   if (carry.paid.length > 0) notices.push(`${carry.paid.length} item(s) paid for in run ${carry.from ?? '?'} but not saved: their results are fetched again, not bought again`);
+  if (carry.timedOut.length > 0) notices.push(`${carry.timedOut.length} item(s) timed out in run ${carry.from ?? '?'}: their jobs are polled and adopted, not submitted again (--resubmit-timed-out submits them again)`);
   const recorder = new JournalRecorder(journal, ids);
   startInvocation(paths.dir, startedAt, null);
   return durableRun(options, { runId, resumed: false, paths, journal, recorder, seeds, plan: null, unknowns: carry.unknowns, notices, earlier: [] }, startedAt, digest, lock);
@@ -207,7 +217,7 @@ async function resumeRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
   }
   try {
     const replayed = await readRunState(paths.journal);
-    const plan = planResume(replayed, { ids, resubmitUnknown: options.resubmitUnknown ?? false });
+    const plan = planResume(replayed, { ids, resubmitUnknown: options.resubmitUnknown ?? false, resubmitTimedOut: options.resubmitTimedOut ?? false });
     const notices: string[] = [];
     if (journal.repairedBytes > 0) notices.push(`${paths.journal}: cut a torn last record (${journal.repairedBytes} bytes) left by a crash`);
     if (replayed.run !== null && replayed.run.workflow_digest !== digest) {

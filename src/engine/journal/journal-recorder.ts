@@ -99,6 +99,11 @@ export class JournalRecorder implements StateRecorder {
     await this.journal.append({ t: 'unknown', node: this.name(node), reason });
   }
 
+  async timedOut(node: RecordedNode, requestId: string, error: EventError): Promise<void> {
+    this.lastStatus.delete(node.id);
+    await this.journal.append({ t: 'timed-out', node: this.name(node), request_id: requestId, error: toJournalError(error) });
+  }
+
   async finished(status: RunStatus): Promise<void> {
     await this.journal.append({ t: 'end', status });
   }

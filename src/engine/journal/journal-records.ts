@@ -95,6 +95,18 @@ export interface UnsavedEntry {
   readonly error: JournalError;
 }
 
+/**
+ * The job ran past its step's `timeout` (and retries): deflow stopped waiting, the job still
+ * runs at the service and is charged when it ends. A later run polls `request_id` first and
+ * adopts its result; only `--resubmit-timed-out` submits the node again.
+ */
+export interface TimedOutEntry {
+  readonly t: 'timed-out';
+  readonly node: string;
+  readonly request_id: string;
+  readonly error: JournalError;
+}
+
 export interface FailedEntry {
   readonly t: 'failed';
   readonly node: string;
@@ -148,6 +160,7 @@ export type JournalEntry =
   | DoneEntry
   | PaidEntry
   | UnsavedEntry
+  | TimedOutEntry
   | FailedEntry
   | SkippedEntry
   | CachedEntry
@@ -179,6 +192,7 @@ export const RECORD_TYPES: ReadonlySet<string> = new Set<JournalRecordType>([
   'done',
   'paid',
   'unsaved',
+  'timed-out',
   'failed',
   'skipped',
   'cached',

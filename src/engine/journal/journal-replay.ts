@@ -142,9 +142,11 @@ function corruptError(path: string, line: number): DeflowError {
 
 /**
  * Where a node stands after replay. `unknown`: submitted or not, nobody can tell. `paid`: the
- * job is done and paid for, its result not (yet) saved; never submitted again.
+ * job is done and paid for, its result not (yet) saved; never submitted again. `timed-out`:
+ * the job ran past its step's timeout and may still finish (and be charged): polled again,
+ * never submitted again unless asked.
  */
-export type NodePhase = 'unknown' | 'submitted' | 'paid' | 'done' | 'failed' | 'skipped' | 'cached' | 'deferred';
+export type NodePhase = 'unknown' | 'submitted' | 'paid' | 'done' | 'failed' | 'skipped' | 'cached' | 'deferred' | 'timed-out';
 
 export interface NodeState {
   readonly node: string;
@@ -282,6 +284,12 @@ function applyRecord(node: MutableNode, record: Exclude<JournalRecord, { t: 'run
       node.phase = 'paid';
       node.requestId = record.request_id;
       node.lost = record.error.code === 'E_RESULT_LOST';
+      node.reason = `${record.error.code}: ${record.error.message}`;
+      break;
+    case 'timed-out':
+      if (node.phase === 'paid') return; // paid stays paid
+      node.phase = 'timed-out';
+      node.requestId = record.request_id;
       node.reason = `${record.error.code}: ${record.error.message}`;
       break;
     case 'failed':

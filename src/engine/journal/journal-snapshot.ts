@@ -37,7 +37,7 @@ export function snapshotPath(journalPath: string): string {
   return `${journalPath.replace(/\.jsonl$/, '')}.snapshot.json`;
 }
 
-const PHASES: ReadonlySet<string> = new Set<NodePhase>(['unknown', 'submitted', 'paid', 'done', 'failed', 'skipped', 'cached', 'deferred']);
+const PHASES: ReadonlySet<string> = new Set<NodePhase>(['unknown', 'submitted', 'paid', 'done', 'failed', 'skipped', 'cached', 'deferred', 'timed-out']);
 
 /**
  * Writes the snapshot of the journal at `journalPath` whose first `bytes` (`lines` lines)

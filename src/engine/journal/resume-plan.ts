@@ -11,6 +11,9 @@
  * - `paid` (the job is done and paid for, its result not saved: a cut download, a full
  *   disk): its job is asked for again and its result fetched; never submitted again. One the
  *   service no longer knows is reported as lost, with its request id.
+ * - `timed-out` (the job ran past its step's timeout; it may still finish and be charged):
+ *   polled again first, and its result adopted once it is done; never submitted again while
+ *   it may still finish. `--resubmit-timed-out` submits it again, knowingly.
  * - `failed`: run again when the failure was retryable (a resumed run is a fresh chance for
  *   transient failures, whatever `retries` says); a non-retryable failure stays failed.
  * - `skipped` (and withdrawn submissions): re-evaluated, as for a node never seen.
@@ -51,6 +54,16 @@ export interface PaidNode {
   readonly reason: string | null;
 }
 
+/** A node whose job ran past its step's timeout in an earlier session (it may still finish). */
+export interface TimedOutNode {
+  /** Journal name, `<step>/<item key>`. */
+  readonly node: string;
+  readonly step: string;
+  readonly k: number;
+  readonly requestId: string;
+  readonly reason: string;
+}
+
 export interface ResumeCounts {
   /** Done in an earlier session (cached ones included). */
   done: number;
@@ -65,6 +78,10 @@ export interface ResumeCounts {
   unknown: number;
   /** Unknown, resubmitted because of `--resubmit-unknown`. */
   resubmitted: number;
+  /** Timed out in an earlier session: polled again, their result adopted (counted in `submitted` too). */
+  timedOut: number;
+  /** Timed out, submitted again because of `--resubmit-timed-out`. */
+  resubmittedTimedOut: number;
   /** Failed, not retryable: stay failed. */
   failed: number;
   /** Failed with a retryable error: run again. */
@@ -87,6 +104,8 @@ export interface ResumePlan {
   readonly unknowns: readonly UnknownNode[];
   /** Paid nodes whose result is not saved (a new run of the workflow carries them over). */
   readonly paid: readonly PaidNode[];
+  /** Timed-out nodes (a new run of the workflow carries them over, to poll, unless `--resubmit-timed-out`). */
+  readonly timedOut: readonly TimedOutNode[];
   /**
    * Daily windows the journal knows are used up: pool → clock ms when it refills (the latest
    * `reset_at` of its deferred nodes). A resumed run sends nothing to a pool before then.
@@ -98,11 +117,13 @@ export interface PlanResumeOptions {
   readonly ids: JournalNodeIds;
   /** Submit unknown nodes again (they may be paid twice). @default false */
   readonly resubmitUnknown?: boolean;
+  /** Submit timed-out nodes again instead of polling their job (they may be paid twice). @default false */
+  readonly resubmitTimedOut?: boolean;
 }
 
 /** Decides what a resumed run does with each node of a replayed journal. */
 export function planResume(run: ReplayedRun, options: PlanResumeOptions): ResumePlan {
-  const counts: ResumeCounts = { done: 0, cached: 0, submitted: 0, paid: 0, lost: 0, unknown: 0, resubmitted: 0, failed: 0, retried: 0, skipped: 0, deferred: 0, stale: 0 };
+  const counts: ResumeCounts = { done: 0, cached: 0, submitted: 0, paid: 0, lost: 0, unknown: 0, resubmitted: 0, timedOut: 0, resubmittedTimedOut: 0, failed: 0, retried: 0, skipped: 0, deferred: 0, stale: 0 };
   const dailyWindows = new Map<string, number>();
   const done: { order: number; seed: ResumeSeed }[] = [];
   const failed: ResumeSeed[] = [];
@@ -110,6 +131,7 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
   const polled: ResumeSeed[] = [];
   const unknowns: UnknownNode[] = [];
   const paid: PaidNode[] = [];
+  const timedOut: TimedOutNode[] = [];
   const cacheKeys = new Map<number, string>();
   for (const node of run.nodes.values()) {
     const found = options.ids.find(node.node);
@@ -119,7 +141,7 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
     }
     const { step, k, id } = found;
     // Done or in flight, its key is part of its readers' keys.
-    const inFlight = node.phase === 'submitted' || node.phase === 'paid' || (node.phase === 'unknown' && node.requestId !== null);
+    const inFlight = node.phase === 'submitted' || node.phase === 'paid' || node.phase === 'timed-out' || (node.phase === 'unknown' && node.requestId !== null);
     if (node.cacheKey !== null && (node.phase === 'done' || inFlight)) cacheKeys.set(id, node.cacheKey);
     switch (node.phase) {
       case 'done': {
@@ -154,6 +176,17 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
       case 'submitted':
         polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId!, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey, submittedAt: node.submittedAt });
         counts.submitted++;
+        break;
+      case 'timed-out':
+        timedOut.push({ node: node.node, step: step.id, k, requestId: node.requestId!, reason: node.reason ?? 'timed out' });
+        if (options.resubmitTimedOut) {
+          counts.resubmittedTimedOut++;
+          break;
+        }
+        // Its job may still finish (and be charged): polled first, its result adopted.
+        polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId!, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey, submittedAt: node.submittedAt });
+        counts.submitted++;
+        counts.timedOut++;
         break;
       case 'unknown':
         if (node.requestId !== null) {
@@ -193,7 +226,7 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
   }
   // Later steps first: an upstream result then keeps only the readers that still run.
   done.sort((a, b) => b.order - a.order);
-  return { seeds: [...done.map((d) => d.seed), ...failed, ...unknown, ...polled], cacheKeys, counts, unknowns, paid, dailyWindows };
+  return { seeds: [...done.map((d) => d.seed), ...failed, ...unknown, ...polled], cacheKeys, counts, unknowns, paid, timedOut, dailyWindows };
 }
 
 /** What the engine does with a paid node: fetch its result again, or report it lost. */

@@ -24,6 +24,8 @@ export interface StepProgress {
   unsaved: number;
   /** Waiting for its pool's daily window to refill: submitted by a run after the reset. */
   deferred: number;
+  /** Its job ran past the step's timeout and may still finish: the next run polls it and adopts its result. */
+  timed_out: number;
   /** USD charged by the done items, as far as the journal knows. */
   cost: number;
 }
@@ -34,6 +36,8 @@ export interface RunProgress {
   readonly unknowns: readonly { readonly node: string; readonly reason: string; readonly requestId: string | null }[];
   /** Items paid for whose result is not saved, by name, with their job and why. */
   readonly unsaved: readonly { readonly node: string; readonly reason: string; readonly requestId: string | null; readonly lost: boolean }[];
+  /** Items whose job timed out, by name, with their job (polled and adopted by the next run). */
+  readonly timedOut: readonly { readonly node: string; readonly reason: string; readonly requestId: string }[];
   /** Items not finished for a retryable reason (in flight, withdrawn, retryable failure). */
   readonly resumable: number;
 }
@@ -43,12 +47,13 @@ export function summariseProgress(run: ReplayedRun): RunProgress {
   const steps = new Map<string, StepProgress>();
   const unknowns: { node: string; reason: string; requestId: string | null }[] = [];
   const unsaved: { node: string; reason: string; requestId: string | null; lost: boolean }[] = [];
+  const timedOut: { node: string; reason: string; requestId: string }[] = [];
   let resumable = 0;
   for (const node of run.nodes.values()) {
     const id = node.step ?? stepOf(node.node);
     let step = steps.get(id);
     if (step === undefined) {
-      step = { step: id, done: 0, cached: 0, running: 0, unknown: 0, failed: 0, skipped: 0, withdrawn: 0, unsaved: 0, deferred: 0, cost: 0 };
+      step = { step: id, done: 0, cached: 0, running: 0, unknown: 0, failed: 0, skipped: 0, withdrawn: 0, unsaved: 0, deferred: 0, timed_out: 0, cost: 0 };
       steps.set(id, step);
     }
     if (node.phase === 'paid') {
@@ -58,9 +63,15 @@ export function summariseProgress(run: ReplayedRun): RunProgress {
       if (!node.lost) resumable++;
       continue;
     }
+    if (node.phase === 'timed-out') {
+      step.timed_out++;
+      timedOut.push({ node: node.node, reason: node.reason ?? 'timed out', requestId: node.requestId! });
+      resumable++;
+      continue;
+    }
     resumable += count(step, node, unknowns);
   }
-  return { steps: [...steps.values()], unknowns, unsaved, resumable };
+  return { steps: [...steps.values()], unknowns, unsaved, timedOut, resumable };
 }
 
 /** Adds one node to its step; returns 1 when a resume would still work on it. */
@@ -85,6 +96,7 @@ function count(step: StepProgress, node: NodeState, unknowns: { node: string; re
       unknowns.push({ node: node.node, reason: node.reason ?? 'unknown', requestId: null });
       return 0;
     case 'paid': // counted by the caller
+    case 'timed-out':
       return 0;
     case 'failed': {
       step.failed++;

@@ -153,6 +153,10 @@ export class DispatchRecorder implements StateRecorder {
     this.of(node).result = { outcome: 'unknown', reason };
   }
 
+  async timedOut(node: RecordedNode, requestId: string, error: EventError): Promise<void> {
+    this.of(node).result = { outcome: 'timed-out', error, requestId };
+  }
+
   /** Not reached: a worker's jobs stop on a daily limit and go back to the queue, delayed until it refills (queue-worker.ts). */
   async deferred(): Promise<void> {}
 

@@ -44,6 +44,8 @@ export type NodeJobResult =
   | { readonly outcome: 'unsaved'; readonly error: EventError; readonly requestId: string; readonly cost: number | null }
   | { readonly outcome: 'skipped'; readonly reason: string }
   | { readonly outcome: 'unknown'; readonly reason: string }
+  /** The job at `requestId` ran past its step's timeout; it still runs at the service (a later session polls it, never submits it again). */
+  | { readonly outcome: 'timed-out'; readonly error: EventError; readonly requestId: string }
   /** Refused before anything was created (auth, permission, balance): the run stops, the node waits. */
   | { readonly outcome: 'refused'; readonly error: EventError };
 

@@ -29,6 +29,8 @@ export interface QueueRunnersOptions {
   readonly resumed: boolean;
   /** `--resubmit-unknown`: a job an earlier session left unknown is submitted again (it may be paid twice). */
   readonly resubmitUnknown?: boolean;
+  /** `--resubmit-timed-out`: a job an earlier session left timed out is submitted again instead of polled (it may be paid twice). */
+  readonly resubmitTimedOut?: boolean;
 }
 
 export class QueueRunners implements NodeRunners {
@@ -85,10 +87,10 @@ export class QueueRunners implements NodeRunners {
       }
       let data: NodeJobData = { v: 1, run: this.options.runId, step: step.id, k, upstream };
       if (this.options.resumed) {
-        const paid = await this.clearForRetry(queue, jobId);
-        if (paid !== undefined) {
-          data = { ...data, ...paid };
-          this.paidEarlier.add(id);
+        const carried = await this.clearForRetry(queue, jobId);
+        if (carried !== undefined) {
+          data = { ...data, ...carried };
+          if (carried.paid !== undefined) this.paidEarlier.add(id);
         }
       }
       await queue.add(step.id, data, { jobId, attempts: 1, removeOnComplete: { age: KEEP_JOBS_S }, removeOnFail: { age: KEEP_JOBS_S } });
@@ -125,6 +127,12 @@ export class QueueRunners implements NodeRunners {
       const carried = { requestId: result.requestId, attempt: job.data.attempt ?? 1, cacheKey: job.data.cacheKey ?? null, paid: { cost: result.cost } };
       await job.remove();
       return carried;
+    }
+    if (result?.outcome === 'timed-out') {
+      // Its job may still finish: a worker polls it and adopts its result, unless --resubmit-timed-out.
+      await job.remove();
+      if (this.options.resubmitTimedOut === true) return undefined;
+      return { requestId: result.requestId, attempt: job.data.attempt ?? 1, cacheKey: job.data.cacheKey ?? null };
     }
     const unsent = job.data.intent === undefined && job.data.requestId === undefined;
     const again =
@@ -199,6 +207,10 @@ export class QueueRunners implements NodeRunners {
       case 'unknown':
         await state.unknown(id, result.reason);
         return 'unknown';
+      case 'timed-out':
+        // Its job still runs at the service: a later session polls it (never submits it again).
+        await state.timedOut(id, result.requestId, result.error);
+        return 'timed-out';
       case 'refused': {
         control.stop('refused', refusal(result.error));
         // Nothing was created: the node waits for the next run, which enqueues it again.

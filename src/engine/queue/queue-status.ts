@@ -75,7 +75,7 @@ export async function readQueueStatus(redis: Redis, scope: string, run: QueueRun
             counts.done++;
             if (result.cached) counts.cached++;
             else counts.cost += result.result.cost ?? 0;
-          } else if (result?.outcome === 'failed' || result?.outcome === 'unsaved') counts.failed++;
+          } else if (result?.outcome === 'failed' || result?.outcome === 'unsaved' || result?.outcome === 'timed-out') counts.failed++;
           else if (result?.outcome === 'skipped') counts.skipped++;
           else if (result?.outcome === 'unknown') {
             counts.unknown++;

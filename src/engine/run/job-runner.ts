@@ -17,6 +17,7 @@ import type { CacheLookup, CacheQuery } from '../cache/index.js';
 import { digestRequest, resolveRequest } from './field-resolver.js';
 import { jobFailureError, toEventError, unsavedError } from './job-errors.js';
 import { collectWithRetry, poll, readCost } from './poll/job-poll.js';
+import { JobTimeoutError } from './poll/poller.js';
 import { submitJob } from './job-submit.js';
 import { type NodeResult, toStepResult } from '../contracts/node-result.js';
 import type { ScopeBuilder } from './node-scope.js';
@@ -72,10 +73,11 @@ export interface RunWebhooks {
 
 /**
  * How a node ended up: finished one way or another, `unstarted` (back to waiting: the run
- * stopped before it was submitted), or `abandoned` (submitted, still running when the run
- * gave up polling).
+ * stopped before it was submitted), `abandoned` (submitted, still running when the run
+ * gave up polling), or `timed-out` (its job ran past the step's timeout and retries; it still
+ * runs at the service and a later run adopts it).
  */
-export type NodeOutcome = 'done' | 'failed' | 'skipped' | 'unknown' | 'unstarted' | 'abandoned' | 'deferred';
+export type NodeOutcome = 'done' | 'failed' | 'skipped' | 'unknown' | 'unstarted' | 'abandoned' | 'deferred' | 'timed-out';
 
 /** A node's request, rendered once for all its attempts. */
 interface PreparedNode {
@@ -108,11 +110,14 @@ export async function runNode(ctx: JobContext, id: number): Promise<NodeOutcome>
 export async function resumeNode(ctx: JobContext, id: number, requestId: string, attempt: number, cacheKey: string | null = null, submittedAt: number | null = null): Promise<NodeOutcome> {
   const prepared = await prepareNode(ctx, id);
   if (typeof prepared === 'string') return prepared;
+  // Whatever path saves a paid result (a re-fetch, an adopted job), it enters the result cache:
+  // a job whose key was not carried over (a paid item taken over by a new run) gets it now.
+  const key = cacheKey ?? (await ctx.cache.lookup(prepared.query, { keyOnly: true }).then((answer) => answer.key, () => null));
   // Already submitted: held whatever the budget says (nothing when it is paid for already).
   const high = ctx.pricer.high[id]!;
   const amount = Number.isNaN(high) || ctx.state.isPaid(id) ? 0 : high;
   ctx.budget.hold(amount);
-  return driveJob(ctx, id, prepared, cacheKey, amount, { requestId, attempt, acceptedAt: ctx.clock.now(), ...(submittedAt === null ? {} : { submittedAt }) });
+  return driveJob(ctx, id, prepared, key, amount, { requestId, attempt, acceptedAt: ctx.clock.now(), ...(submittedAt === null ? {} : { submittedAt }) });
 }
 
 /** Evaluates `if`, renders the request and the save path; a problem fails the item. */
@@ -217,7 +222,20 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
         job = submitted;
       }
       const paidBefore = state.isPaid(id);
-      const polled = await poll(ctx, id, step, prepared.key, job, jobSignal.signal);
+      let polled = await poll(ctx, id, step, prepared.key, job, jobSignal.signal);
+      // A timeout stops the waiting, never the paying: a retry polls the same job again (for
+      // another `timeout`), since a new submission could pay twice while the old job finishes.
+      for (let retry = attempt; polled instanceof JobTimeoutError; retry++) {
+        const error = toEventError(polled, ctx.client.redact);
+        if (retry > step.def.retries || ctx.control.stopping) {
+          await state.timedOut(id, job.requestId, error);
+          return 'timed-out';
+        }
+        state.retryingSameJob(id, retry + 1, job.requestId, error);
+        // Its age teaches the poll estimator nothing (`submittedAt`); the timeout counts afresh.
+        job = { requestId: job.requestId, acceptedAt: ctx.clock.now(), submittedAt: job.submittedAt ?? job.acceptedAt };
+        polled = await poll(ctx, id, step, prepared.key, job, jobSignal.signal);
+      }
       if (typeof polled === 'string') return polled;
       const cost = readCost(polled) ?? (polled.status === 'done' ? (state.quotedOf(id) ?? 0) : 0);
       // A job paid for in an earlier session was charged then.

@@ -1,7 +1,7 @@
 /**
  * A run's final status (README, "Exit codes"): why it stopped, if it stopped,
  * decides first; then items deferred by a daily limit (exit 5); otherwise any failed or
- * unknown item, or one left out as invalid (`--keep-going`), makes it a failure.
+ * unknown or timed-out item, or one left out as invalid (`--keep-going`), makes it a failure.
  */
 import { type ExitCode, exitCodeForRun } from '../../common/index.js';
 import type { RunStatus } from '../contracts/events.js';
@@ -38,6 +38,6 @@ function decideStatus(reason: StopReason | null, counts: RunCounts, accepted: nu
     case null:
       // Items waiting for a daily window come first: the run is resumable, and says when.
       if (counts.deferred > 0) return 'daily-limit';
-      return counts.failed + counts.unknown + counts.invalid > 0 ? 'failed' : 'done';
+      return counts.failed + counts.unknown + counts.timedOut + counts.invalid > 0 ? 'failed' : 'done';
   }
 }

@@ -25,6 +25,8 @@ export const NODE = {
   unknown: 6,
   /** Not submitted: its pool's daily window is used up; a later run submits it. */
   deferred: 7,
+  /** Its job ran past the step's timeout and still runs at the service: a later run adopts it. */
+  timedOut: 8,
 } as const;
 
 export type NodeStatusCode = (typeof NODE)[keyof typeof NODE];
@@ -47,6 +49,8 @@ export interface RunCounts {
   unsaved: number;
   skipped: number;
   unknown: number;
+  /** Jobs that ran past their step's timeout, still running at the service (a later run adopts them). */
+  timedOut: number;
   /** Left for a later run by a daily limit (not finished: part of `pending`). */
   deferred: number;
   /** Skipped because their inputs failed the load-time checks (part of `skipped`). */
@@ -61,7 +65,7 @@ export class RunState {
   readonly startedAt: Float64Array;
   /** Quoted price per node in USD (what reports compare against); NaN when not quoted. */
   readonly quoted: Float64Array;
-  readonly counts: RunCounts = { done: 0, cached: 0, failed: 0, unsaved: 0, skipped: 0, unknown: 0, deferred: 0, invalid: 0 };
+  readonly counts: RunCounts = { done: 0, cached: 0, failed: 0, unsaved: 0, skipped: 0, unknown: 0, timedOut: 0, deferred: 0, invalid: 0 };
   /** Jobs the service accepted in this run. */
   accepted = 0;
   /** Whether a recorder listens (a journal): otherwise what only it would read is not computed. */
@@ -153,6 +157,26 @@ export class RunState {
   /** The job is done at the service; its result is read or downloaded next. */
   downloading(id: number, requestId: string): void {
     this.sink({ type: 'item-downloading', ts: this.clock.now(), node: strip(this.node(id)), requestId });
+  }
+
+  /**
+   * A timed-out job is polled again (a retry of a timed-out item: the same job, never a new
+   * submission while it may still finish). Nothing is journalled: the job stays `submitted`.
+   */
+  retryingSameJob(id: number, attempt: number, requestId: string, error: EventError): void {
+    this.sink({ type: 'item-retry', ts: this.clock.now(), node: strip(this.node(id)), attempt, error, requestId });
+  }
+
+  /** The job ran past its step's timeout (and retries): it still runs at the service, a later run adopts it. */
+  async timedOut(id: number, requestId: string, error: EventError): Promise<void> {
+    const node = this.node(id);
+    await this.recorder.timedOut(node, requestId, error);
+    this.requestIds.delete(id);
+    this.status[id] = NODE.timedOut;
+    this.live.delete(id);
+    this.counts.timedOut++;
+    const started = this.startedAt[id]!;
+    this.sink({ type: 'item-timed-out', ts: this.clock.now(), node: strip(node), requestId, error, startedAt: Number.isNaN(started) ? null : started });
   }
 
   async retrying(id: number, attempt: number, error: EventError): Promise<void> {
@@ -325,7 +349,7 @@ export class RunState {
   /** Nodes not finished: never started, queued or still running. */
   get pending(): number {
     const c = this.counts;
-    return this.graph.nodeCount - c.done - c.failed - c.skipped - c.unknown;
+    return this.graph.nodeCount - c.done - c.failed - c.skipped - c.unknown - c.timedOut;
   }
 }
 

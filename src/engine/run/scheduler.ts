@@ -237,10 +237,10 @@ export class Scheduler {
     } else if (outcome === 'deferred') {
       // Waits for its pool's daily window: its dependents stay pending for a later run.
       this.releaseUpstream(id);
-    } else if (outcome === 'failed' || outcome === 'unknown' || outcome === 'skipped') {
+    } else if (outcome === 'failed' || outcome === 'unknown' || outcome === 'skipped' || outcome === 'timed-out') {
       this.releaseUpstream(id);
       const { step, k } = this.ctx.graph.nodeAt(id);
-      const why = outcome === 'skipped' ? 'was skipped' : outcome === 'failed' ? 'failed' : 'is unknown';
+      const why = outcome === 'skipped' ? 'was skipped' : outcome === 'failed' ? 'failed' : outcome === 'timed-out' ? 'timed out (a later run collects it)' : 'is unknown';
       this.cascade(() => this.skipDependents(id, `steps.${step.id}${step.fansOut ? ` item ${k}` : ''} ${why}`));
     }
     this.pump();

@@ -18,7 +18,7 @@ export function renderAnnotations(source: RunReportSource, options: AnnotationOp
   const limit = options.limit ?? 10;
   const summary = source.summary();
   const lines: string[] = [];
-  const failing = (status: string): boolean => status === 'failed' || status === 'unsaved' || status === 'unknown';
+  const failing = (status: string): boolean => status === 'failed' || status === 'unsaved' || status === 'unknown' || status === 'timed-out';
   for (const step of summary.steps) {
     if (lines.length >= limit) break;
     for (const item of source.items(step.id, failing)) {

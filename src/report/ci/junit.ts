@@ -79,7 +79,7 @@ function renderCase(workflow: string, stepId: string, item: ReportItem, runStatu
   const name = `${stepId}[${item.index}]${item.key === null ? '' : ` ${item.key}`}`;
   const open = `    <testcase classname="${attr(workflow)}" name="${attr(name)}" time="${seconds(item.duration_ms)}"`;
   const body: string[] = [];
-  if ((item.status === 'failed' || item.status === 'unsaved' || item.status === 'unknown') && item.error !== null) {
+  if ((item.status === 'failed' || item.status === 'unsaved' || item.status === 'unknown' || item.status === 'timed-out') && item.error !== null) {
     const { error } = item;
     const details = [
       `code: ${error.code}`,
@@ -105,6 +105,7 @@ function renderCase(workflow: string, stepId: string, item: ReportItem, runStatu
   if (item.request_id !== null) out.push(`request_id: ${item.request_id}`);
   if (item.cached) out.push('cached: true');
   if (item.status === 'unsaved') out.push('state: paid, not saved (a re-run fetches the result again; it is never paid again)');
+  if (item.status === 'timed-out') out.push('state: timed out (the job still runs at the service and is charged when it ends; the next run polls it and adopts its result, never submits it again unless --resubmit-timed-out)');
   for (const output of item.outputs) out.push(`output: ${output}`);
   if (out.length > 0) body.push(`      <system-out>${text(out.join('\n'))}</system-out>\n`);
   return body.length === 0 ? `${open}/>\n` : `${open}>\n${body.join('')}    </testcase>\n`;

@@ -59,7 +59,7 @@ export function renderMarkdownSummary(source: RunReportSource, options: Markdown
 
   for (const line of headerLines(summary)) if (!out.push(line)) return finish();
 
-  const failed = (status: string): boolean => status === 'failed' || status === 'unsaved' || status === 'unknown';
+  const failed = (status: string): boolean => status === 'failed' || status === 'unsaved' || status === 'unknown' || status === 'timed-out';
   if (totals.failed + totals.unknown > 0) {
     if (!out.push('', `### Failures (${totals.failed + totals.unknown})`, '')) return finish();
     for (const step of summary.steps) {

@@ -14,9 +14,13 @@ import type { JobErrorCode } from '../../service/index.js';
  * was written; `pending` means never started; `unsaved` means paid, not saved (the job is
  * done and paid for, its result could not be fetched or written: a re-run fetches it again,
  * never pays again), counted among the failed items; `deferred` means not submitted because
- * its pool's daily window was used up (a later run submits it; `skip_reason` says until when).
+ * its pool's daily window was used up (a later run submits it; `skip_reason` says until when);
+ * `timed-out` means its job ran past the step's `timeout` (and retries, which polled the same
+ * job): the job still runs at the service and is charged when it ends; the next run polls its
+ * `request_id` and adopts the result (`--resubmit-timed-out` submits it again instead). Counted
+ * among the failed items.
  */
-export type ItemStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped' | 'unknown' | 'unsaved' | 'deferred';
+export type ItemStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped' | 'unknown' | 'unsaved' | 'deferred' | 'timed-out';
 
 /** `incomplete`: the report was written without a `run-finished` event (deflow crashed or was killed). */
 export type ReportRunStatus = RunStatus | 'running' | 'incomplete';
@@ -65,13 +69,15 @@ export interface ReportCounts {
   /** Includes `cached`. `items = done + failed + skipped + unknown + pending`. */
   readonly done: number;
   readonly cached: number;
-  /** Includes `unsaved`. */
+  /** Includes `unsaved` and `timed_out`. */
   readonly failed: number;
   /**
    * Paid, not saved: the job is done and paid for, its result could not be fetched or written.
    * A re-run fetches it again and never pays again.
    */
   readonly unsaved: number;
+  /** Of `failed`: the job ran past its step's timeout; it still runs at the service, and the next run adopts it. */
+  readonly timed_out: number;
   readonly skipped: number;
   readonly unknown: number;
   /** Not finished: never started, still running, or deferred. */

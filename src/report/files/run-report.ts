@@ -69,6 +69,8 @@ export class RunReportBuilder implements RunReportSource {
         return;
       }
       case 'item-retry': {
+        // A retry of a timed-out job polls that same job: no submission to count.
+        if (event.requestId !== undefined) return;
         const { step, index } = this.locate(event.node);
         step.attempts[index] = Math.max(step.attempts[index]!, event.attempt);
         return;
@@ -95,6 +97,13 @@ export class RunReportBuilder implements RunReportSource {
         const { step, index } = this.locate(event.node);
         step.setStatus(index, STATUS.deferred);
         step.skipReasons.set(index, `the daily limit of ${event.pool} is used up${event.resetAt === null ? '' : ` until ${new Date(event.resetAt).toISOString()}`}; a later run submits it`);
+        return;
+      }
+      case 'item-timed-out': {
+        const { step, index } = this.locate(event.node);
+        this.settle(step, index, STATUS.timedOut, event.ts, event.startedAt);
+        step.requestIds[index] = event.requestId;
+        step.errors.set(index, event.error);
         return;
       }
       case 'item-unknown': {
@@ -298,9 +307,9 @@ function summarizeStep(step: StepRecord): ReportStepSummary {
 }
 
 function sumTotals(steps: readonly ReportStepSummary[]): ReportTotals {
-  const totals = { items: 0, done: 0, cached: 0, failed: 0, unsaved: 0, skipped: 0, unknown: 0, pending: 0, deferred: 0, invalid: 0, blocked: 0, cost_quoted: 0, cost_actual: 0 };
+  const totals = { items: 0, done: 0, cached: 0, failed: 0, unsaved: 0, timed_out: 0, skipped: 0, unknown: 0, pending: 0, deferred: 0, invalid: 0, blocked: 0, cost_quoted: 0, cost_actual: 0 };
   for (const step of steps) {
-    for (const key of ['items', 'done', 'cached', 'failed', 'unsaved', 'skipped', 'unknown', 'pending', 'deferred', 'invalid', 'blocked'] as const) {
+    for (const key of ['items', 'done', 'cached', 'failed', 'unsaved', 'timed_out', 'skipped', 'unknown', 'pending', 'deferred', 'invalid', 'blocked'] as const) {
       totals[key] += step.counts[key];
     }
     totals.cost_quoted += Math.round(step.cost_quoted * 1e6);

@@ -8,7 +8,10 @@ export interface StepProgress {
   /** Finished successfully, cached ones included. */
   done: number;
   cached: number;
+  /** Includes `timedOut`. */
   failed: number;
+  /** Of `failed`: the job ran past its step's timeout (it still runs at the service; the next run adopts it). */
+  timedOut: number;
   skipped: number;
   unknown: number;
   /** Submitted and not finished yet. */
@@ -58,8 +61,17 @@ export class RunTally {
         step.spent += event.cost;
         return step;
       }
-      case 'item-failed':
-        return bump(this.settle(event.node), 'failed');
+      case 'item-failed': {
+        const step = bump(this.settle(event.node), 'failed');
+        // Paid, not saved: charged all the same (in this session, unless `earlier`).
+        if (event.unsaved !== undefined && event.unsaved.earlier !== true) step.spent += event.unsaved.cost;
+        return step;
+      }
+      case 'item-timed-out': {
+        const step = bump(this.settle(event.node), 'failed');
+        step.timedOut += 1;
+        return step;
+      }
       case 'item-skipped':
         return bump(this.settle(event.node), 'skipped');
       case 'item-unknown':
@@ -71,12 +83,13 @@ export class RunTally {
 
   /** Sums over every step. */
   totals(): ProgressTotals {
-    const totals: ProgressTotals = { items: 0, done: 0, cached: 0, failed: 0, skipped: 0, unknown: 0, running: 0, spent: 0 };
+    const totals: ProgressTotals = { items: 0, done: 0, cached: 0, failed: 0, timedOut: 0, skipped: 0, unknown: 0, running: 0, spent: 0 };
     for (const step of this.steps) {
       totals.items += step.items;
       totals.done += step.done;
       totals.cached += step.cached;
       totals.failed += step.failed;
+      totals.timedOut += step.timedOut;
       totals.skipped += step.skipped;
       totals.unknown += step.unknown;
       totals.running += step.running;
@@ -101,7 +114,7 @@ export class RunTally {
   private stepFor(id: string, task: string): StepProgress {
     let step = this.byId.get(id);
     if (step === undefined) {
-      step = { id, task, items: 0, done: 0, cached: 0, failed: 0, skipped: 0, unknown: 0, running: 0, spent: 0 };
+      step = { id, task, items: 0, done: 0, cached: 0, failed: 0, timedOut: 0, skipped: 0, unknown: 0, running: 0, spent: 0 };
       this.byId.set(id, step);
       this.steps.push(step);
     }

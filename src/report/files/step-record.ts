@@ -1,8 +1,8 @@
 import type { EventError, SkipKind } from '../../engine/index.js';
 import type { ItemStatus, ReportCounts, ReportError, ReportItem } from './run-report-types.js';
 
-const STATUSES: readonly ItemStatus[] = ['pending', 'running', 'done', 'failed', 'skipped', 'unknown', 'unsaved', 'deferred'];
-export const STATUS = { pending: 0, running: 1, done: 2, failed: 3, skipped: 4, unknown: 5, unsaved: 6, deferred: 7 } as const;
+const STATUSES: readonly ItemStatus[] = ['pending', 'running', 'done', 'failed', 'skipped', 'unknown', 'unsaved', 'deferred', 'timed-out'];
+export const STATUS = { pending: 0, running: 1, done: 2, failed: 3, skipped: 4, unknown: 5, unsaved: 6, deferred: 7, timedOut: 8 } as const;
 export type StatusCode = (typeof STATUS)[keyof typeof STATUS];
 
 /**
@@ -27,7 +27,7 @@ export class StepRecord {
   /** Why each skipped item was skipped. */
   readonly skipKinds = new Map<number, SkipKind>();
   /** Items per status code, kept in step with `status`. */
-  readonly counts = [0, 0, 0, 0, 0, 0, 0, 0];
+  readonly counts = [0, 0, 0, 0, 0, 0, 0, 0, 0];
   cachedCount = 0;
 
   constructor(
@@ -83,8 +83,9 @@ export class StepRecord {
       items: this.size,
       done: c[STATUS.done]!,
       cached: this.cachedCount,
-      failed: c[STATUS.failed]! + c[STATUS.unsaved]!,
+      failed: c[STATUS.failed]! + c[STATUS.unsaved]! + c[STATUS.timedOut]!,
       unsaved: c[STATUS.unsaved]!,
+      timed_out: c[STATUS.timedOut]!,
       skipped: c[STATUS.skipped]!,
       unknown: c[STATUS.unknown]!,
       pending: c[STATUS.pending]! + c[STATUS.running]! + c[STATUS.deferred]!,

@@ -55,7 +55,7 @@ function header(model: TimelineModel): string {
 }
 
 function totals(model: TimelineModel): string {
-  const counts = { jobs: 0, done: 0, cached: 0, failed: 0, skipped: 0, unknown: 0, unfinished: 0 };
+  const counts = { jobs: 0, done: 0, cached: 0, failed: 0, timedOut: 0, skipped: 0, unknown: 0, unfinished: 0 };
   let actual = 0;
   for (const step of model.steps) {
     actual += step.costActual;
@@ -66,6 +66,7 @@ function totals(model: TimelineModel): string {
       else if (job.outcome === 'failed') counts.failed++;
       else if (job.outcome === 'skipped') counts.skipped++;
       else if (job.outcome === 'unknown') counts.unknown++;
+      else if (job.outcome === 'timed-out') counts.timedOut++;
       else counts.unfinished++;
     }
   }
@@ -85,8 +86,10 @@ function totals(model: TimelineModel): string {
     card('failed', String(counts.failed), counts.failed > 0 ? 'bad' : ''),
     counts.skipped > 0 ? card('skipped', String(counts.skipped), 'warn') : '',
     counts.unknown > 0 ? card('unknown', String(counts.unknown), 'bad') : '',
+    counts.timedOut > 0 ? card('timed out', String(counts.timedOut), 'bad') : '',
     counts.unfinished > 0 ? card('unfinished', String(counts.unfinished), 'warn') : '',
-    card('spent', formatCost(actual)),
+    // The engine's figure when the run said it (the one the summary line and report.json state).
+    card('spent', formatCost(Number.isNaN(model.spent) ? actual : model.spent)),
     card('quote', quoted.replace(/^quoted /, '')),
     card('429s', String(throttles), throttles > 0 ? 'warn' : ''),
     card('window waits', String(waits)),

@@ -129,7 +129,7 @@ function aggregateLane(parts: string[], step: TimelineStep, jobs: readonly Timel
     if (!Number.isNaN(job.end)) {
       const b = bucketOf(job.end - scale.start, width);
       if (job.outcome === 'done' || job.outcome === 'cached') ended[b]!++;
-      else if (job.outcome === 'failed' || job.outcome === 'unknown') failed[b]!++;
+      else if (job.outcome === 'failed' || job.outcome === 'unknown' || job.outcome === 'timed-out') failed[b]!++;
     }
   }
   // Queued jobs often outnumber those in flight by far: the queue is a line on its own scale.

@@ -7,7 +7,7 @@ import type { LoggedEvent } from '../terminal/event-log.js';
  */
 
 /** How a job ended (`running`/`pending`: the log stops before it did). */
-export type JobOutcome = 'done' | 'cached' | 'failed' | 'skipped' | 'unknown' | 'running' | 'pending';
+export type JobOutcome = 'done' | 'cached' | 'failed' | 'skipped' | 'unknown' | 'timed-out' | 'running' | 'pending';
 
 /** One job's phases: queued → submitted → processing → downloading → end. NaN: not reached (or not seen). */
 export interface TimelineJob {
@@ -52,7 +52,7 @@ export interface TimelineFailure {
   readonly step: string;
   readonly index: number;
   readonly key: string;
-  readonly outcome: 'failed' | 'unknown' | 'skipped';
+  readonly outcome: 'failed' | 'unknown' | 'skipped' | 'timed-out';
   readonly code: string;
   readonly message: string;
   readonly reason: string | null;
@@ -80,6 +80,8 @@ export interface TimelineModel {
   readonly steps: TimelineStep[];
   readonly pools: Map<string, TimelinePool>;
   readonly failures: TimelineFailure[];
+  /** What the run spent, as its last `run-finished` event states it (every session); NaN before one. */
+  spent: number;
   /** The run's quote (from the `quoted` event), or null. */
   quote: { point: number; low: number; high: number; unknownItems: number; verdict: string } | null;
   readonly warnings: string[];
@@ -101,6 +103,7 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
     steps: [],
     pools: new Map(),
     failures: [],
+    spent: Number.NaN,
     quote: null,
     warnings: [],
     skippedLines,
@@ -169,26 +172,29 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
         j.end = ts;
         j.outcome = event['cached'] === true ? 'cached' : 'done';
         if (Number.isNaN(j.submitted) && !earlier && j.outcome === 'done') j.submitted = num(event['started_at']);
-        j.cost = num(event['cost']) || 0;
-        step.costActual += j.cost;
+        setCost(step, j, num(event['cost']) || 0);
         noteQuote(j, event, stepById);
         break;
       }
       case 'item-failed':
       case 'item-unknown':
+      case 'item-timed-out':
       case 'item-skipped': {
         const j = job(event, stepById, model.steps, sessionStart);
-        const outcome = event.type === 'item-failed' ? 'failed' : event.type === 'item-unknown' ? 'unknown' : 'skipped';
+        const outcome = event.type === 'item-failed' ? 'failed' : event.type === 'item-unknown' ? 'unknown' : event.type === 'item-timed-out' ? 'timed-out' : 'skipped';
         j.end = ts;
         j.outcome = outcome;
         const error = obj(event['error']);
+        // Paid, not saved: charged all the same (once: a later session's done event names the same charge).
+        const unsaved = obj(event['unsaved']);
+        if (event.type === 'item-failed' && typeof unsaved['cost'] === 'number' && unsaved['earlier'] !== true) setCost(stepById.get(nodeStep(event))!, j, unsaved['cost']);
         model.failures.push({
           step: nodeStep(event),
           index: j.index,
           key: j.key,
           outcome,
-          code: outcome === 'failed' ? str(error['code']) : outcome === 'unknown' ? 'unknown' : 'skipped',
-          message: outcome === 'failed' ? str(error['message']) : str(event['reason']),
+          code: outcome === 'failed' || outcome === 'timed-out' ? str(error['code']) : outcome === 'unknown' ? 'unknown' : 'skipped',
+          message: outcome === 'failed' ? str(error['message']) : outcome === 'timed-out' ? `${str(error['message'])} (job ${str(event['request_id'])} still runs at the service; the next run adopts it)` : str(event['reason']),
           reason: typeof error['reason'] === 'string' ? error['reason'] : null,
           at: ts,
         });
@@ -214,6 +220,7 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
       case 'run-finished': {
         model.status = str(event['status']);
         model.exitCode = num(event['exit_code']);
+        if (typeof event['spent'] === 'number') model.spent = event['spent'];
         const session = model.sessions.at(-1);
         if (session !== undefined) {
           session.end = ts;
@@ -227,6 +234,12 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
   }
   for (const session of model.sessions) if (session.status === 'running' && model.status !== 'running') session.status = 'crashed';
   return model;
+}
+
+/** A job's charge: set, not added, so that one job's charge seen by two sessions counts once. */
+function setCost(step: TimelineStep, j: TimelineJob, cost: number): void {
+  step.costActual += cost - j.cost;
+  j.cost = cost;
 }
 
 /** The job an item event names, created on first sight (queued from its session's start). */

@@ -81,6 +81,7 @@ export class HeartbeatRenderer implements EventRenderer {
       }
       case 'item-failed':
       case 'item-unknown':
+      case 'item-timed-out':
         this.problem(event);
         return;
       case 'warning':
@@ -118,7 +119,7 @@ export class HeartbeatRenderer implements EventRenderer {
     this.line(`${progress}${waiting.length > 0 ? ` · waiting: ${waiting.join('; ')}` : ''}${eta === undefined ? '' : ` · ETA ${eta}`}`);
   }
 
-  private problem(event: Extract<RunEvent, { type: 'item-failed' | 'item-unknown' }>): void {
+  private problem(event: Extract<RunEvent, { type: 'item-failed' | 'item-unknown' | 'item-timed-out' }>): void {
     this.problemLines += 1;
     if (this.problemLines <= this.maxProblemLines) {
       this.line(`${event.type === 'item-unknown' ? '?' : '✗'} ${formatItemProblem(event)}`);

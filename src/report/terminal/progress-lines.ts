@@ -27,22 +27,29 @@ export function formatFinalSummary(tally: RunTally): string {
   const cached = totals.cached > 0 ? ` (${totals.cached} cached)` : '';
   const quoted = finished?.quoted === null || finished?.quoted === undefined ? '' : ` of ${formatCost(finished.quoted)} quoted`;
   const pending = totals.items - totals.done - totals.failed - totals.skipped - totals.unknown;
+  // The engine's figure (what the service charged for this run's jobs, paid-not-saved ones
+  // included), the same one report.json, JUnit and the step summary state.
+  const spent = finished?.spent ?? totals.spent;
+  const timedOut = totals.timedOut > 0 ? ` (${totals.timedOut} timed out: the next run adopts their jobs)` : '';
   return [
     `${status}${elapsed}: ${totals.done}/${totals.items} done${cached}`,
-    `${totals.failed} failed`,
+    `${totals.failed} failed${timedOut}`,
     `${totals.skipped} skipped`,
     `${totals.unknown} unknown`,
     ...(pending > 0 ? [`${pending} not finished`] : []),
-    `${formatCost(totals.spent)} spent${quoted}`,
+    `${formatCost(spent)} spent${quoted}`,
   ].join(' · ');
 }
 
-type ItemProblem = Extract<RunEvent, { type: 'item-failed' | 'item-unknown' }>;
+type ItemProblem = Extract<RunEvent, { type: 'item-failed' | 'item-unknown' | 'item-timed-out' }>;
 
 /** `transcribe[3] a.mp3: E_JOB_FAILED: message` for a failed or unknown item. */
 export function formatItemProblem(event: ItemProblem): string {
   const label = `${event.node.step}[${event.node.index}] ${event.node.key}`;
   if (event.type === 'item-unknown') return `${label}: outcome unknown (not resubmitted): ${event.reason}`;
+  if (event.type === 'item-timed-out') {
+    return `${label}: ${event.error.code}: ${oneLine(event.error.message)}; it still runs at the service (charged when it ends): the next run adopts its result, never submits it again unless --resubmit-timed-out`;
+  }
   return `${label}: ${event.error.code}: ${oneLine(event.error.message)}`;
 }
 

@@ -104,7 +104,7 @@ describe('planResume', () => {
       ),
     );
     const plan = planResume(replayed, { ids });
-    expect(plan.counts).toEqual({ done: 2, cached: 1, submitted: 2, paid: 0, lost: 0, unknown: 1, resubmitted: 0, failed: 1, retried: 1, skipped: 1, deferred: 0, stale: 1 });
+    expect(plan.counts).toEqual({ done: 2, cached: 1, submitted: 2, paid: 0, lost: 0, unknown: 1, resubmitted: 0, timedOut: 0, resubmittedTimedOut: 0, failed: 1, retried: 1, skipped: 1, deferred: 0, stale: 1 });
     expect(plan.seeds.map((s) => `${s.state} ${s.step}/${s.k}`)).toEqual(['done speak/0', 'done speak/5', 'failed speak/2', 'unknown speak/1', 'submitted transcribe/0', 'submitted speak/3']);
     expect(plan.seeds[0]).toMatchObject({ result: { kind: 'audio', requestId: 'req-a', url: 'https://r/a.mp3', blob: 'f'.repeat(64), cost: 0.02 }, outputs: ['out/a.mp3'] });
     expect(plan.seeds.find((s) => s.state === 'failed')).toMatchObject({ error: { code: 'E_JOB_FAILED', jobErrorCode: 'CONTENT_POLICY', retryable: false } });

@@ -45,6 +45,7 @@ function loggingRecorder(now: () => number, calls: Call[]): StateRecorder {
     skipped: (node) => log('skipped')(node),
     deferred: (node) => log('deferred')(node),
     unknown: (node) => log('unknown')(node),
+    timedOut: (node, requestId) => log('timedOut')(node, requestId),
     finished: async (status) => {
       calls.push({ hook: 'finished', node: '', at: now(), detail: status });
     },

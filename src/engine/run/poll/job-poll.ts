@@ -10,7 +10,7 @@ import type { GraphStep } from '../../../workflow/index.js';
 import { isAccountRefusal, isTransientPollError, lostError, toEventError, unsavedError } from '../job-errors.js';
 import type { JobContext, NodeOutcome } from '../job-runner.js';
 import type { NodeResult } from '../../contracts/node-result.js';
-import { PollDeadlineError, pollJob } from './poller.js';
+import { JobTimeoutError, PollDeadlineError, pollJob } from './poller.js';
 import { collectJobResult } from '../result-passing.js';
 
 /**
@@ -22,8 +22,12 @@ const PUSHED_STRETCH = 3;
 /** Polls that fail this many times in a row (after the client's own retries) make the node unknown. */
 const MAX_POLL_FAILURES = 5;
 
-/** Polls until the job is final; transient failures wait and ask again. */
-export async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, job: { requestId: string; acceptedAt: number; submittedAt?: number }, signal: AbortSignal): Promise<JobStatus | NodeOutcome> {
+/**
+ * Polls until the job is final; transient failures wait and ask again. A job still running at
+ * the step's `timeout` is returned as its {@link JobTimeoutError} (unless it was paid for
+ * already): the caller polls it again or leaves it `timed-out`, never submits it again.
+ */
+export async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, job: { requestId: string; acceptedAt: number; submittedAt?: number }, signal: AbortSignal): Promise<JobStatus | NodeOutcome | JobTimeoutError> {
   const { state, control } = ctx;
   const { requestId, acceptedAt, submittedAt } = job;
   let failures = 0;
@@ -63,10 +67,7 @@ export async function poll(ctx: JobContext, id: number, step: GraphStep, key: st
         await state.unsaved(id, requestId, gone ? lostError(requestId, event) : unsavedError(requestId, error, ctx.client.redact), null);
         return 'failed';
       }
-      if (isDeflowError(error, 'E_JOB_TIMEOUT')) {
-        await state.failed(id, event, false);
-        return 'failed';
-      }
+      if (error instanceof JobTimeoutError) return error;
       await state.unknown(id, `cannot read the status of job ${requestId}: ${event.message}`);
       return 'unknown';
     }
