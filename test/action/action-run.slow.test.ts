@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
 import { useDemoWorkspace } from '../helpers/demo-workspace.js';
+import { makeMp3 } from '../../src/emulator/media/index.js';
+import { useWorkspace, yaml } from '../engine/run-helpers.js';
 
 const script = new URL('../../action/run.mjs', import.meta.url).pathname;
 let built: BuiltCli;
@@ -60,7 +62,33 @@ async function runAction(dir: string, inputs: Record<string, string>): Promise<A
   return { code, stdout, stderr, outputs, summary: await readFile(files.summary, 'utf8') };
 }
 
+/** A nightly whose inbox holds one corrupt file: defaults.keep_going leaves it out. */
+const KEEP_GOING = yaml(
+  'version: 1',
+  'name: nightly',
+  'defaults: { keep_going: true }',
+  'steps:',
+  '  transcribe:',
+  '    task: audio.transcribe',
+  '    for_each: { glob: "clips/*.mp3" }',
+  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false }',
+  '    save: "${{ item.stem }}.txt"',
+);
+
 describe('the GitHub Action script (action/run.mjs)', () => {
+  it('a run done with an input left out exits 6 and fails the step; allow-left-out: true passes it, the exit-code output staying 6', async () => {
+    const dir = await useWorkspace({ 'nightly.yaml': KEEP_GOING, 'clips/a.mp3': makeMp3(2), 'clips/b.mp3': makeMp3(3), 'clips/broken.mp3': 'no audio here' });
+    const strict = await runAction(dir, { workflow: 'nightly.yaml', command: 'run', emulator: 'true', inputs: '' });
+    expect(strict.code, strict.stdout + strict.stderr).toBe(6);
+    expect(strict.outputs['exit-code']).toBe('6');
+    const report = JSON.parse(await readFile(strict.outputs['report']!, 'utf8')) as { status: string; exit_code: number; totals: { invalid: number } };
+    expect(report).toMatchObject({ status: 'left-out', exit_code: 6, totals: { invalid: 1 } });
+
+    const allowed = await runAction(dir, { workflow: 'nightly.yaml', command: 'run', emulator: 'true', inputs: '', 'allow-left-out': 'true' });
+    expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
+    expect(allowed.outputs['exit-code']).toBe('6');
+  });
+
   it('command run: the run summary in GITHUB_STEP_SUMMARY, cost, quote-high, report and exit-code in GITHUB_OUTPUT', async () => {
     const dir = await useDemoWorkspace();
     const result = await runAction(dir, { workflow: 'workflows/demo.yaml', command: 'run', emulator: 'true', 'max-cost': '1', inputs: '' });

@@ -270,7 +270,7 @@ function printSummary(io: CliIO, flags: RunFlags, graph: JobGraph, outcome: RunO
     );
   }
   const { pending, running } = outcome.counts;
-  if (outcome.status !== 'done' && outcome.status !== 'failed' && pending > 0) {
+  if (outcome.status !== 'done' && outcome.status !== 'left-out' && outcome.status !== 'failed' && pending > 0) {
     const where = flags.report ? `their request ids are in ${flags.report}` : 'their request ids are in the item-submitted events (--json, --report)';
     const still = running > 0 ? `, ${running} still running on the service (${where})` : '';
     lines.push(`stopped (${outcome.status}): ${pending - running} item(s) not started${still}`);

@@ -9,7 +9,7 @@ import { formatErrors, type WorkflowError } from '../../workflow/index.js';
 /** `left out (invalid input): 2 item(s)` and one located line per item (100 at most, then a count). */
 export function excludedLines(excluded: readonly WorkflowError[]): string[] {
   if (excluded.length === 0) return [];
-  return [`keep going: ${excluded.length} item(s) left out, their inputs failed the load-time checks (they and what reads them are skipped; the run exits 1):`, ...formatErrors(excluded).map((line) => `  ${line}`)];
+  return [`keep going: ${excluded.length} item(s) left out, their inputs failed the load-time checks (they and what reads them are skipped; when everything else succeeds the run exits 6):`, ...formatErrors(excluded).map((line) => `  ${line}`)];
 }
 
 /** One line per pool whose daily window deferred items, and when a run can finish them. */

@@ -154,6 +154,7 @@ async function listStatus(flags: StatusFlags, io: CliIO): Promise<number> {
 export function formatStatus(status: RunStatusJson): string[] {
   const state = status.active ? `${status.status} (a process is writing it now)` : status.status;
   const lines = [`run ${status.run_id}: ${state}`];
+  if (status.status === 'left-out') lines.push('left out: inputs that failed the load-time checks were skipped; every other item is done (exit 6)');
   if (status.workflow !== null) lines.push(`workflow: ${status.workflow}`);
   if (status.started_at !== null) lines.push(`started: ${status.started_at}${status.finished_at === null ? '' : `, finished: ${status.finished_at}`}`);
   if (status.torn_tail) lines.push('journal: its last record was torn by a crash and is ignored');

@@ -1,7 +1,8 @@
 /**
  * A run's final status (README, "Exit codes"): why it stopped, if it stopped,
  * decides first; then items deferred by a daily limit (exit 5); otherwise any failed or
- * unknown or timed-out item, or one left out as invalid (`--keep-going`), makes it a failure.
+ * unknown or timed-out item makes it a failure (exit 1); items left out as invalid
+ * (`--keep-going`) with everything else done is `left-out` (exit 6).
  */
 import { type ExitCode, exitCodeForRun } from '../../common/index.js';
 import type { RunStatus } from '../contracts/events.js';
@@ -38,6 +39,8 @@ function decideStatus(reason: StopReason | null, counts: RunCounts, accepted: nu
     case null:
       // Items waiting for a daily window come first: the run is resumable, and says when.
       if (counts.deferred > 0) return 'daily-limit';
-      return counts.failed + counts.unknown + counts.timedOut + counts.invalid > 0 ? 'failed' : 'done';
+      if (counts.failed + counts.unknown + counts.timedOut > 0) return 'failed';
+      // Every item that could run succeeded; inputs refused at validation were left out (exit 6).
+      return counts.invalid > 0 ? 'left-out' : 'done';
   }
 }

@@ -22,6 +22,7 @@ export interface MarkdownSummaryOptions {
 
 const STATUS_LINE: Record<ReportRunStatus, string> = {
   done: '✅ done',
+  'left-out': '☑️ done, some inputs left out (invalid)',
   failed: '❌ failed',
   interrupted: '⏸️ interrupted',
   'daily-limit': '⏳ stopped by the daily rate limit',

@@ -61,13 +61,13 @@ describe('keep going past items whose inputs are invalid', () => {
     expect(strict.excluded).toEqual([]);
   });
 
-  it('leaves the item out with its reason, runs the rest, skips only its dependents, and exits 1', async () => {
+  it('leaves the item out with its reason, runs the rest, skips only its dependents, and exits 6 (done, an input left out)', async () => {
     const emulator = await useFastEmulator();
     const dir = await useWorkspace({ 'workflow.yaml': CHAIN('partial'), ...files(2, { 'clips/bad.mp3': 'not audio at all' }) });
     const { validation, outcome, of } = await runKeepGoing(dir, emulator);
     expect(validation.excluded.map((e) => e.item)).toEqual([{ step: 'transcribe', index: 0 }]);
-    expect(outcome.exitCode).toBe(1);
-    expect(outcome.status).toBe('failed');
+    expect(outcome.exitCode).toBe(6);
+    expect(outcome.status).toBe('left-out');
     expect(outcome.counts).toMatchObject({ done: 5, invalid: 1, skipped: 2, failed: 0 });
     const skipped = of('item-skipped');
     expect(skipped.find((e) => e.node.step === 'transcribe')).toMatchObject({ kind: 'invalid', node: { key: 'clips/bad.mp3' } });
@@ -80,6 +80,15 @@ describe('keep going past items whose inputs are invalid', () => {
 });
 
 describe('gathers', () => {
+  it('an item that fails at the service as well as an input left out: exit 1, not 6', async () => {
+    const emulator = await useFastEmulator({ jobs: { fail_rate: 1 } });
+    const dir = await useWorkspace({ 'workflow.yaml': CHAIN('partial'), ...files(1, { 'clips/bad.mp3': 'not audio at all' }) });
+    const { outcome } = await runKeepGoing(dir, emulator);
+    expect(outcome.counts.invalid).toBe(1);
+    expect(outcome.counts.failed).toBeGreaterThan(0);
+    expect(outcome).toMatchObject({ status: 'failed', exitCode: 1 });
+  });
+
   it('gather: partial runs over the items that succeeded, and names the others in steps.<id>.missing', async () => {
     const emulator = await useFastEmulator();
     const dir = await useWorkspace({ 'workflow.yaml': CHAIN('partial'), ...files(3, { 'clips/bad.mp3': 'not audio at all' }) });
@@ -97,7 +106,8 @@ describe('gathers', () => {
     const { outcome, of } = await runKeepGoing(dir, emulator);
     const embed = of('item-skipped').find((e) => e.node.step === 'embed');
     expect(embed?.reason).toBe('it gathers every item, and steps.transcribe items 0 (clips/bad.mp3), 3 (clips/worse.mp3) did not succeed (gather: partial would run over the others)');
-    expect(outcome.exitCode).toBe(1);
+    // Nothing failed at the service: what did not run did not for want of the inputs left out.
+    expect(outcome.exitCode).toBe(6);
     expect(emulator.jobs().some((j) => j.task === 'text.embed')).toBe(false);
   });
 });
