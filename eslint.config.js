@@ -16,6 +16,14 @@ const HOUSE_SYNTAX = [
   },
 ];
 
+/** Hand-rounded money (`Math.round(usd * 1e6) / 1e6`): src/common/money.ts alone converts USD and micro-dollars. */
+const MONEY_SYNTAX = [
+  {
+    selector: 'BinaryExpression[operator=/^[*\\/]$/] > Literal[value=1000000]',
+    message: 'Round, sum and convert USD with src/common/money.ts (toMicros, toUsd, roundUsd, UsdTally), not by hand with 1e6.',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'dist-check/', 'dist-bench/', 'node_modules/', '**/fixtures/**', 'workflows/', 'coverage/'] },
   js.configs.recommended,
@@ -47,6 +55,10 @@ export default tseslint.config(
   ...boundaryConfigs,
   {
     files: ['src/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...HOUSE_SYNTAX, ...MONEY_SYNTAX] },
+  },
+  {
+    files: ['src/common/money.ts'],
     rules: { 'no-restricted-syntax': ['error', ...HOUSE_SYNTAX] },
   },
   {

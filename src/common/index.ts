@@ -18,3 +18,5 @@ export { API_KEY_ENV, DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, STATE_D
 export { createFollowingClock, EMULATOR_CLOCK_HEADER, formatEmulatorClock, isFollowingClock, parseEmulatorClock } from './following-clock.js';
 export type { FollowingClock, ServiceClockReading } from './following-clock.js';
 export { fanOutSignal } from './fan-out-signal.js';
+export { addMicros, formatUsd, MICROS_PER_USD, roundUsd, subtractMicros, sumUsd, toMicros, toMicrosDown, toMicrosUp, toUsd, UsdTally, ZERO } from './money.js';
+export type { Micros } from './money.js';

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { DeapiClient } from '../client/index.js';
 import type { Clock } from '../common/index.js';
-import { DeflowError } from '../common/index.js';
+import { DeflowError, roundUsd } from '../common/index.js';
 import type { GraphStep, JobGraph } from '../workflow/index.js';
 import { createBlobStore } from './cache/index.js';
 import { BudgetGuard } from './run/index.js';
@@ -260,10 +260,10 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     status: verdict.status,
     exitCode: verdict.exitCode,
     counts: { total: graph.nodeCount, ...counts },
-    spent: round6(budget.spent),
-    spentEarlier: round6(earlier.spent),
-    quoted: quote === null ? null : round6(quote.total.point),
-    quotedHigh: quote === null ? null : round6(quote.total.high),
+    spent: roundUsd(budget.spent),
+    spentEarlier: roundUsd(earlier.spent),
+    quoted: quote === null ? null : roundUsd(quote.total.point),
+    quotedHigh: quote === null ? null : roundUsd(quote.total.high),
     budget: budgetOutcome,
     resumeCommand: resumable ? (options.resumeCommand ?? null) : null,
     deferred,
@@ -273,8 +273,8 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     status: verdict.status,
     exitCode: verdict.exitCode,
     counts: { ...counts, running },
-    spent: round6(budget.spent),
-    spentEarlier: round6(earlier.spent),
+    spent: roundUsd(budget.spent),
+    spentEarlier: roundUsd(earlier.spent),
     budget: budgetOutcome,
     quote,
     deferred,
@@ -283,9 +283,6 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
 }
 
 function roundRefusal(refusal: NonNullable<BudgetGuard['refusal']>): NonNullable<BudgetOutcome['refused']> {
-  return { ...refusal, amount: round6(refusal.amount), spent: round6(refusal.spent), reserved: round6(refusal.reserved) };
+  return { ...refusal, amount: roundUsd(refusal.amount), spent: roundUsd(refusal.spent), reserved: roundUsd(refusal.reserved) };
 }
 
-function round6(usd: number): number {
-  return Math.round(usd * 1e6) / 1e6;
-}

@@ -5,11 +5,13 @@
  * (`$0.00410`, `$0.000308`, `$0.000001`). Amounts are rounded to micro-dollars first.
  * `null` (no price known) is `—`.
  */
+import { toMicros, toUsd } from '../common/index.js';
+
 export function formatCost(usd: number | null | undefined): string {
   if (usd === null || usd === undefined || !Number.isFinite(usd)) return '—';
-  const micros = Math.round(usd * 1e6);
+  const micros = toMicros(usd);
   if (micros === 0) return '$0.00';
-  const abs = Math.abs(micros) / 1e6;
+  const abs = Math.abs(toUsd(micros));
   const sign = micros < 0 ? '-' : '';
   if (abs >= 1) return `${sign}$${abs.toFixed(2)}`;
   if (abs >= 0.01) return `${sign}$${abs.toFixed(4)}`;

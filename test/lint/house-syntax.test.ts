@@ -32,4 +32,13 @@ describe('house syntax rules (eslint.config.js)', { timeout: 60_000 }, () => {
     const messages = await restricted(file, planted(file, "export const isTimeout = (error: unknown): boolean => (error as { code?: string }).code === 'E_JOB_TIMEOUT';"));
     expect(messages).toEqual([expect.stringContaining("isDeflowError(error, 'E_…')")]);
   });
+
+  it('refuses money rounded by hand outside src/common/money.ts', async () => {
+    const report = 'src/report/files/run-report.ts';
+    expect(await restricted(report, readFileSync(report, 'utf8'))).toEqual([]);
+    const messages = await restricted(report, planted(report, 'export const cents = (usd: number): number => Math.round(usd * 1e6) / 1_000_000;'));
+    expect(messages).toEqual([expect.stringContaining('src/common/money.ts'), expect.stringContaining('src/common/money.ts')]);
+    const money = 'src/common/money.ts';
+    expect(await restricted(money, readFileSync(money, 'utf8'))).toEqual([]);
+  });
 });

@@ -7,7 +7,7 @@ import { formatCost, formatTotal } from '../../report/index.js';
 import { type RunProgress, summariseProgress } from '../../engine/index.js';
 import { RESUMABLE_STATUSES, type RunSummary, runPaths } from '../../engine/index.js';
 import type { CliIO } from '../../common/index.js';
-import { EXIT, STATE_DIR_NAME } from '../../common/index.js';
+import { EXIT, roundUsd, STATE_DIR_NAME, sumUsd } from '../../common/index.js';
 import { findRun, listRunsBelow } from '../find-run.js';
 import { formatResumeCommand } from '../resume-command.js';
 import { runQueueStatus } from './status-queue.js';
@@ -80,7 +80,7 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
   }));
   const steps = progress.steps.map((step) => {
     const subtotal = quoted.get(step.step);
-    return { ...step, cost: usd(step.cost), cost_quoted: subtotal?.point ?? null, quoted_unknown_items: subtotal?.unknown_items ?? 0 };
+    return { ...step, cost: roundUsd(step.cost), cost_quoted: subtotal?.point ?? null, quoted_unknown_items: subtotal?.unknown_items ?? 0 };
   });
   const status: RunStatusJson = {
     format_version: 2,
@@ -92,7 +92,7 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
     finished_at: iso(summary.meta?.finished_at ?? undefined),
     steps,
     cost: {
-      actual: usd(steps.reduce((sum, step) => sum + Math.round(step.cost * 1e6), 0) / 1e6),
+      actual: sumUsd(steps.map((step) => step.cost)),
       quoted: quote === undefined ? null : { point: quote.total.point, high: quote.total.high, unknown_items: quote.total.unknown_items },
       invocations,
     },
@@ -217,9 +217,6 @@ async function readRunQuote(dir: string): Promise<Quote | undefined> {
   }
 }
 
-function usd(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
-}
 
 function iso(ms: number | undefined): string | null {
   return ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString();

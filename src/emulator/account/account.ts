@@ -7,6 +7,7 @@ import type { Clock } from '../../common/index.js';
 import { type ApiKey, previewSecret } from '../http/auth.js';
 import { formatIsoOffset } from '../http/responses.js';
 import type { EmulatorJob, JobAccountHooks, PaymentConfig } from '../types.js';
+import { toMicros, toUsd } from '../../common/index.js';
 
 /** Why a submission cannot be paid for. */
 export type SpendRefusal = 'insufficient_balance' | 'key_limit_exceeded';
@@ -28,12 +29,12 @@ export class Account implements JobAccountHooks {
 
   constructor(balanceUsd: number, clock: Clock) {
     this.#clock = clock;
-    this.#balanceMicros = Math.round(balanceUsd * 1e6);
+    this.#balanceMicros = toMicros(balanceUsd);
   }
 
   /** The balance in USD. */
   balanceUsd(): number {
-    return this.#balanceMicros / 1e6;
+    return toUsd(this.#balanceMicros);
   }
 
   /** Null when `key` may spend `priceMicros` more; else the refusal (balance first). */
@@ -82,10 +83,10 @@ export class Account implements JobAccountHooks {
       last_used_at: formatIsoOffset(key.lastUsedAtMs),
       ip_whitelist: [...key.ipWhitelist],
       ip_whitelist_count: key.ipWhitelist.length,
-      limit: limit === null ? null : limit / 1e6,
+      limit: limit === null ? null : toUsd(limit),
       reset_interval: 'monthly',
-      limit_used: used / 1e6,
-      limit_remaining: limit === null ? null : Math.max(0, limit - used) / 1e6,
+      limit_used: toUsd(used),
+      limit_remaining: limit === null ? null : toUsd(Math.max(0, limit - used)),
       limit_resets_at: formatIsoOffset(nextMonthStart(this.#clock.now())),
     };
   }

@@ -36,7 +36,7 @@
  * counts as a URL source when it names a `platform`. An upload whose container gives no
  * duration is estimated from its size (request-source.ts).
  */
-import { assertNever } from '../../common/index.js';
+import { assertNever, toMicros } from '../../common/index.js';
 import type { ModelInfo } from '../../service/index.js';
 import { featureFlag, limitList, limitNumber, modelDefault } from '../requests/model-limits.js';
 import { describeSource } from '../requests/request-source.js';
@@ -184,5 +184,5 @@ function rawPrice(request: ResolvedRequest): number {
 /** The price of a request in integer micro-dollars (`price` = micros / 1e6). */
 export function priceMicros(request: ResolvedRequest): number {
   const raw = rawPrice(request);
-  return Number.isFinite(raw) && raw > 0 ? Math.round(raw * 1e6) : 0;
+  return Number.isFinite(raw) && raw > 0 ? toMicros(raw) : 0;
 }

@@ -16,6 +16,7 @@ import { type ApiResponse, errorResponse, jsonResponse, MESSAGES, validationResp
 import type { EmulatorServices } from '../services.js';
 import type { FieldErrors } from '../types.js';
 import { validateRequest } from '../requests/validate-request.js';
+import { toUsd } from '../../common/index.js';
 
 /** Answers an admitted /api request. */
 export async function answerApiRequest(request: ApiRequest, services: EmulatorServices): Promise<ApiResponse> {
@@ -57,7 +58,7 @@ async function answerTask(request: ApiRequest, services: EmulatorServices): Prom
   const micros = priceMicros(result.request);
   if (endpoint.kind === 'price') {
     services.stats.count('quotes');
-    return jsonResponse(200, { data: { price: micros / 1e6 } });
+    return jsonResponse(200, { data: { price: toUsd(micros) } });
   }
   const refusal = services.account.checkSpend(key, micros);
   if (refusal === 'insufficient_balance') {

@@ -5,6 +5,7 @@
 import type { Clock } from '../../common/index.js';
 import { createIpAllowList, type IpAllowList } from './ip-allow.js';
 import type { KeyConfig } from '../types.js';
+import { toMicros } from '../../common/index.js';
 
 /** A key the emulator knows. */
 export interface ApiKey {
@@ -55,7 +56,7 @@ export class KeyStore {
         status: key.status,
         expiresAtMs: key.expires_at === null ? null : Date.parse(key.expires_at),
         ipWhitelist: key.ip_whitelist,
-        limitMicros: key.limit === null ? null : Math.round(key.limit * 1e6),
+        limitMicros: key.limit === null ? null : toMicros(key.limit),
       });
     }
   }

@@ -6,6 +6,7 @@ import type { Clock } from '../../common/index.js';
 import type { ApiResponse } from './responses.js';
 import { jsonResponse, routeNotFound } from './responses.js';
 import type { EmulatorJob } from '../types.js';
+import { toUsd } from '../../common/index.js';
 
 /** GET /_emulator/stats. */
 export interface EmulatorStats {
@@ -77,7 +78,7 @@ export function summariseJob(job: EmulatorJob): EmulatorJobSummary {
     finished_at: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
     endpoint: job.endpointPath,
     model: job.model,
-    price: job.priceMicros / 1e6,
+    price: toUsd(job.priceMicros),
     params_digest: job.paramsDigest,
     progress: job.progress,
   };

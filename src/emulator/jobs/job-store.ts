@@ -19,6 +19,7 @@ import { TimerQueue } from './timer-queue.js';
 import type { EmulatorJob, EmulatorRuntime, JobAccountHooks, JobsConfig, ResolvedRequest, ResultFile } from '../types.js';
 import { isoSeconds } from '../webhooks/webhook-payload.js';
 import type { WebhookSender } from '../webhooks/webhook-sender.js';
+import { toUsd } from '../../common/index.js';
 
 interface WebhookTarget {
   readonly url: string;
@@ -162,7 +163,7 @@ export class JobStore {
           ? Object.fromEntries(alternateExtensions(record.plan).map((ext) => [ext, this.resultUrl(record, ext, now)]))
           : null,
       metadata: done && record?.metadataSource ? sourceMetadata(record.metadataSource.url, record.metadataSource.seconds) : null,
-      price: done ? { amount: job.priceMicros / 1e6, is_estimated: false } : job.status === 'error' ? { amount: 0, is_estimated: false } : null,
+      price: done ? { amount: toUsd(job.priceMicros), is_estimated: false } : job.status === 'error' ? { amount: 0, is_estimated: false } : null,
     };
     if (job.status === 'error' && job.error) {
       Object.assign(data, {

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../common/index.js';
+import { UsdTally, writeFileAtomic } from '../../common/index.js';
 import type { EarlierInvocation } from '../contracts/events.js';
 import type { RunState as ReplayedRun } from './journal-replay.js';
 import type { RecordOf } from './journal-records.js';
@@ -75,16 +75,16 @@ export function chargedJobs(run: ReplayedRun): { at: number; cost: number }[] {
 
 /** Each session with what was charged during it (a job belongs to the session its `done` falls in). */
 export function attributeSpend(entries: readonly InvocationEntry[], charged: readonly { at: number; cost: number }[]): EarlierInvocation[] {
-  const micros = entries.map(() => 0);
+  const spent = entries.map(() => new UsdTally());
   for (const job of charged) {
     let i = 0;
     while (i + 1 < entries.length && job.at >= entries[i + 1]!.started_at) i++;
-    if (entries.length > 0) micros[i]! += Math.round(job.cost * 1e6);
+    spent[i]?.add(job.cost);
   }
   return entries.map((e, i) => ({
     startedAt: e.started_at,
     finishedAt: e.finished_at,
     status: e.status === 'running' || e.status === 'unrecorded' ? (e.finished_at === null ? 'crashed' : e.status) : e.status,
-    spent: micros[i]! / 1e6,
+    spent: spent[i]!.usd,
   }));
 }

@@ -4,6 +4,7 @@
  * rates the shared governor learned. Read only; works while the run goes on.
  */
 import type { Redis } from 'ioredis';
+import { roundUsd } from '../../common/index.js';
 import { accountPrefix } from './account-scope.js';
 import type { NodeJobData, NodeJobResult } from './node-job.js';
 import { accountKeys, BULL_PREFIX, nodeJobId, queueName } from './queue-names.js';
@@ -92,7 +93,7 @@ export async function readQueueStatus(redis: Redis, scope: string, run: QueueRun
         else counts.waiting++;
       });
     }
-    steps.push({ step: step.id, pool: step.pool, items: step.items, ...counts, cost: Math.round(counts.cost * 1e6) / 1e6 });
+    steps.push({ step: step.id, pool: step.pool, items: step.items, ...counts, cost: roundUsd(counts.cost) });
   }
   return { run, steps, unknowns, workers: await readWorkers(redis, scope), rates: await readRates(redis, scope) };
 }

@@ -10,4 +10,5 @@ export { quoteInputFromGraph } from './quote-input-from-graph.js';
 export { clientPriceSource } from './quote-price-source.js';
 export type { AlreadyHave, HeldItem } from './quote-types.js';
 export type { BudgetVerdict, PriceMethod, PriceRange, PricesUnavailable, Quote, QuotedClass, QuotedItem, QuoteTotal, QuotedStep } from './quote-types.js';
+export { TotalAccumulator } from './quote-totals.js';
 export { DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, quoteRun } from './quote.js';

@@ -4,6 +4,7 @@
  * line reproduces its own points and predicts a quote it was not fitted on, both within the
  * tolerance; a step function (TikTok price bands) or any other curve is refused.
  */
+import { roundUsd } from '../../common/index.js';
 import type { FitCheck, FitPoint } from './quote-types.js';
 
 /** How close a prediction must come to a quote. A prediction passes within either bound. */
@@ -65,7 +66,7 @@ export function checkFit(fit: LinearFit, heldOut: FitPoint, tolerance: FitTolera
     x: heldOut.x,
     quoted: heldOut.price,
     predicted: roundUsd(predicted),
-    error: roundUsd(error, 1e9),
+    error: roundUsd(error, 9),
     error_pct: Number(errorPct.toFixed(4)),
     accepted: withinTolerance(predicted, heldOut.price, tolerance),
   };
@@ -112,9 +113,4 @@ export function planFitPoints(values: readonly number[]): FitPlan | undefined {
   let quartile = Math.max(1, Math.round((n - 1) / 4));
   if (quartile === mid) quartile = mid + 1 < n - 1 ? mid + 1 : mid - 1;
   return { fitOn, heldOut: sorted[quartile]! };
-}
-
-/** USD rounded to `1/scale` (micro-dollars by default). */
-export function roundUsd(usd: number, scale = 1e6): number {
-  return Math.round(usd * scale) / scale;
 }

@@ -2,7 +2,8 @@
  * Writes the price of every entry once the requests are answered: exact or derived from an
  * answer, fitted from its class's line, estimated within a range, or unknown with the reason.
  */
-import { type FitTolerance, predictPrice, roundUsd } from './price-fit.js';
+import { roundUsd } from '../../common/index.js';
+import { type FitTolerance, predictPrice } from './price-fit.js';
 import { classRequest, type Entry, type PriceClass } from './quote-entries.js';
 import type { Range } from './quote-estimate.js';
 import type { PriceAnswer, PriceBook } from './quote-price-book.js';

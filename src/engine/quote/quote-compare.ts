@@ -3,8 +3,7 @@
  * against an earlier JSON quote. Costs compared are point estimates (exact + estimated).
  */
 import { readFile } from 'node:fs/promises';
-import { DeflowError } from '../../common/index.js';
-import { roundUsd } from './price-fit.js';
+import { DeflowError, roundUsd } from '../../common/index.js';
 import { pointTotal } from './quote-totals.js';
 import type { Quote, QuoteTotal } from './quote-types.js';
 

@@ -4,6 +4,7 @@
  * price fails it (unless `--allow-unpriced`), and a total that could not be computed is never
  * "within budget".
  */
+import { addMicros, formatUsd, toMicros, toMicrosDown } from '../../common/index.js';
 import type { BudgetVerdict, PricesUnavailable, QuoteTotal } from './quote-types.js';
 
 export interface GateInput {
@@ -28,20 +29,16 @@ export interface GateOutcome {
   readonly overBalance: boolean;
 }
 
-/** Slack for sums of micro-dollar amounts. */
-const EPSILON = 1e-9;
-
-const usd = (v: number): string => `$${Number(v.toFixed(6))}`;
-
 /** The gate's verdict on `input`, with one line saying why. */
 export function decideGate(input: GateInput): GateOutcome {
   const { total, maxCost, balance } = input;
   const spent = input.spent ?? 0;
-  const high = spent + total.high;
-  const overBudget = maxCost !== null && high > maxCost + EPSILON;
-  const overBalance = balance !== null && total.high > balance + EPSILON;
+  // Compared in whole micro-dollars; a cap allows no part of one more than it says.
+  const high = addMicros(toMicros(spent), toMicros(total.high));
+  const overBudget = maxCost !== null && high > toMicrosDown(maxCost);
+  const overBalance = balance !== null && toMicros(total.high) > toMicrosDown(balance);
   const flags = { overBudget, overBalance };
-  const already = spent > 0 ? ` plus ${usd(spent)} already spent by this run` : '';
+  const already = spent > 0 ? ` plus ${formatUsd(spent)} already spent by this run` : '';
   if (input.unavailable !== null) {
     return { verdict: 'unavailable', reason: `prices could not be obtained: ${input.unavailable.message}`, ...flags };
   }
@@ -49,17 +46,17 @@ export function decideGate(input: GateInput): GateOutcome {
   if (maxCost !== null && unpriced > 0 && !input.allowUnpriced) {
     return {
       verdict: 'unpriced',
-      reason: `${unpriced} item(s) have no price, so the cost cannot be shown to stay within ${usd(maxCost)} (--allow-unpriced runs them under per-job reservations)`,
+      reason: `${unpriced} item(s) have no price, so the cost cannot be shown to stay within ${formatUsd(maxCost)} (--allow-unpriced runs them under per-job reservations)`,
       ...flags,
     };
   }
   if (overBudget) {
-    return { verdict: 'over-budget', reason: `the high end of the quote, ${usd(total.high)}${already}, is above the cap of ${usd(maxCost)}`, ...flags };
+    return { verdict: 'over-budget', reason: `the high end of the quote, ${formatUsd(total.high)}${already}, is above the cap of ${formatUsd(maxCost)}`, ...flags };
   }
-  if (overBalance) return { verdict: 'over-balance', reason: `the high end of the quote, ${usd(total.high)}, is above the balance of ${usd(balance)}`, ...flags };
+  if (overBalance) return { verdict: 'over-balance', reason: `the high end of the quote, ${formatUsd(total.high)}, is above the balance of ${formatUsd(balance)}`, ...flags };
   if (maxCost === null) return { verdict: 'no-budget', reason: 'no budget was set', ...flags };
   const unpricedNote = unpriced > 0 ? `; ${unpriced} unpriced item(s) run under per-job reservations (--allow-unpriced)` : '';
-  return { verdict: 'within', reason: `the high end of the quote, ${usd(total.high)}${already}, is within the cap of ${usd(maxCost)}${unpricedNote}`, ...flags };
+  return { verdict: 'within', reason: `the high end of the quote, ${formatUsd(total.high)}${already}, is within the cap of ${formatUsd(maxCost)}${unpricedNote}`, ...flags };
 }
 
 /** Whether a verdict lets a run start (and `deflow quote` exit 0). */

@@ -2,20 +2,19 @@
  * Sums of quoted prices. Summed in whole micro-dollars so a thousand items add up without
  * floating-point drift, then given back in USD.
  */
+import { addMicros, type Micros, toMicros, toUsd, UsdTally, ZERO } from '../../common/index.js';
 import { type AlreadyHave, type HeldItem, PRICE_METHODS, type PriceMethod, type QuotedItem, type QuoteTotal } from './quote-types.js';
-
-const micros = (usd: number): number => Math.round(usd * 1e6);
 
 /** A running total of quoted items. */
 export class TotalAccumulator {
-  #exact = 0;
-  #point = 0;
-  #low = 0;
-  #high = 0;
+  #exact: Micros = ZERO;
+  #point: Micros = ZERO;
+  #low: Micros = ZERO;
+  #high: Micros = ZERO;
   #unknown = 0;
   readonly #counts: Record<PriceMethod, number> = Object.fromEntries(PRICE_METHODS.map((m) => [m, 0])) as Record<PriceMethod, number>;
-  #min: number | null = null;
-  #max: number | null = null;
+  #min: Micros | null = null;
+  #max: Micros | null = null;
 
   add(item: QuotedItem): void {
     this.#counts[item.method]++;
@@ -23,36 +22,36 @@ export class TotalAccumulator {
       this.#unknown++;
       return;
     }
-    const price = micros(item.price);
-    const low = micros(item.low ?? item.price);
-    const high = micros(item.high ?? item.price);
-    if (item.method === 'exact' || item.method === 'derived') this.#exact += price;
+    const price = toMicros(item.price);
+    const low = toMicros(item.low ?? item.price);
+    const high = toMicros(item.high ?? item.price);
+    if (item.method === 'exact' || item.method === 'derived') this.#exact = addMicros(this.#exact, price);
     else {
-      this.#point += price;
-      this.#low += low;
-      this.#high += high;
+      this.#point = addMicros(this.#point, price);
+      this.#low = addMicros(this.#low, low);
+      this.#high = addMicros(this.#high, high);
     }
-    this.#min = this.#min === null ? low : Math.min(this.#min, low);
-    this.#max = this.#max === null ? high : Math.max(this.#max, high);
+    this.#min = this.#min === null || low < this.#min ? low : this.#min;
+    this.#max = this.#max === null || high > this.#max ? high : this.#max;
   }
 
   /** Adds another accumulator's sums (a step's subtotal into the total). */
   merge(other: TotalAccumulator): void {
-    this.#exact += other.#exact;
-    this.#point += other.#point;
-    this.#low += other.#low;
-    this.#high += other.#high;
+    this.#exact = addMicros(this.#exact, other.#exact);
+    this.#point = addMicros(this.#point, other.#point);
+    this.#low = addMicros(this.#low, other.#low);
+    this.#high = addMicros(this.#high, other.#high);
     this.#unknown += other.#unknown;
     for (const m of PRICE_METHODS) this.#counts[m] += other.#counts[m];
   }
 
   total(): QuoteTotal {
     return {
-      exact: this.#exact / 1e6,
-      estimated: { point: this.#point / 1e6, low: this.#low / 1e6, high: this.#high / 1e6 },
-      point: (this.#exact + this.#point) / 1e6,
-      low: (this.#exact + this.#low) / 1e6,
-      high: (this.#exact + this.#high) / 1e6,
+      exact: toUsd(this.#exact),
+      estimated: { point: toUsd(this.#point), low: toUsd(this.#low), high: toUsd(this.#high) },
+      point: toUsd(addMicros(this.#exact, this.#point)),
+      low: toUsd(addMicros(this.#exact, this.#low)),
+      high: toUsd(addMicros(this.#exact, this.#high)),
       unknown_items: this.#unknown,
     };
   }
@@ -63,7 +62,7 @@ export class TotalAccumulator {
 
   /** Lowest and highest price of a single item, or null when none is known. */
   unitRange(): { min: number; max: number } | null {
-    return this.#min === null || this.#max === null ? null : { min: this.#min / 1e6, max: this.#max / 1e6 };
+    return this.#min === null || this.#max === null ? null : { min: toUsd(this.#min), max: toUsd(this.#max) };
   }
 }
 
@@ -75,19 +74,19 @@ export function pointTotal(total: QuoteTotal): number {
 /** Items the run already has, and what they cost once. */
 export class HaveAccumulator {
   #items = 0;
-  #cost = 0;
+  readonly #cost = new UsdTally();
 
   add(held: HeldItem): void {
     this.#items++;
-    this.#cost += micros(held.cost ?? 0);
+    this.#cost.add(held.cost ?? 0);
   }
 
   merge(other: HaveAccumulator): void {
     this.#items += other.#items;
-    this.#cost += other.#cost;
+    this.#cost.addMicros(other.#cost.micros);
   }
 
   total(): AlreadyHave {
-    return { items: this.#items, cost: this.#cost / 1e6 };
+    return { items: this.#items, cost: this.#cost.usd };
   }
 }

@@ -13,11 +13,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import pLimit from 'p-limit';
-import { type Clock, DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, fanOutSignal, systemClock } from '../../common/index.js';
+import { type Clock, DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, fanOutSignal, formatUsd, roundUsd, systemClock } from '../../common/index.js';
 import type { RunEventSink } from '../contracts/events.js';
 import { createFileDigester } from '../cache/index.js';
 import { createDurationReader } from './media-duration.js';
-import { DEFAULT_FIT_TOLERANCE, type FitTolerance, roundUsd } from './price-fit.js';
+import { DEFAULT_FIT_TOLERANCE, type FitTolerance } from './price-fit.js';
 import { type AssembleContext, assembleItem } from './quote-assemble.js';
 import type { QuoteCache } from './quote-cache.js';
 import { ClassRegistry, classRequest, type PriceClass, type StepState } from './quote-entries.js';
@@ -290,8 +290,6 @@ function heldItem(item: QuoteItem, held: HeldItem): QuotedItem {
   const where = held.source === 'cache' ? 'its result is in the result cache' : 'an earlier session of this run has it';
   return { index: item.index, key: item.key, price: 0, low: 0, high: 0, method: 'exact', basis: `already have: ${where}${once}; nothing to pay`, held };
 }
-
-const formatUsd = (usd: number): string => `$${Number(usd.toFixed(6))}`;
 
 function describeClass(cls: PriceClass, ctx: AssembleContext): QuotedClass {
   const points: FitPoint[] = [];

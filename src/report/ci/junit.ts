@@ -1,4 +1,4 @@
-import { writeFileAtomically } from '../../common/index.js';
+import { roundUsd, writeFileAtomically } from '../../common/index.js';
 import { ReportWriteError } from '../files/report-write-error.js';
 import type { ReportCounts, ReportItem, ReportStepSummary, RunReportSource, RunReportSummary } from '../files/run-report-types.js';
 import { escapeXmlAttribute as attr, escapeXmlText as text } from './xml-escape.js';
@@ -56,7 +56,7 @@ function properties(list: readonly [string, string][]): string {
 
 /** USD with micro-dollar precision, no float noise. */
 function usd(value: number): string {
-  return (Math.round(value * 1e6) / 1e6).toFixed(6);
+  return roundUsd(value).toFixed(6);
 }
 
 function openSuite(step: ReportStepSummary): string {

@@ -1,5 +1,5 @@
 import type { EventError, NodeRef, RunEvent } from '../../engine/index.js';
-import { writeFileAtomically } from '../../common/index.js';
+import { roundUsd, subtractMicros, toMicros, toUsd, UsdTally, writeFileAtomically } from '../../common/index.js';
 import { ReportWriteError } from './report-write-error.js';
 import type {
   ItemStatus,
@@ -164,9 +164,9 @@ export class RunReportBuilder implements RunReportSource {
   private invocations(total: number): ReportInvocation[] {
     if (this.started === null) return [];
     const earlier = this.started.earlier ?? [];
-    let before = 0;
+    const before = new UsdTally();
     const out: ReportInvocation[] = earlier.map((e, i) => {
-      before += Math.round(e.spent * 1e6);
+      before.add(e.spent);
       return { index: i + 1, started_at: isoOrNull(e.startedAt), finished_at: isoOrNull(e.finishedAt), status: e.status, cost_actual: usd(e.spent), current: false };
     });
     const status = this.finished?.status ?? 'running';
@@ -175,7 +175,7 @@ export class RunReportBuilder implements RunReportSource {
       started_at: isoOrNull(this.started.ts),
       finished_at: isoOrNull(this.finished?.ts ?? null),
       status,
-      cost_actual: Math.max(0, Math.round(total * 1e6) - before) / 1e6,
+      cost_actual: toUsd(subtractMicros(toMicros(total), before.micros)),
       current: true,
     });
     return out;
@@ -307,21 +307,21 @@ function summarizeStep(step: StepRecord): ReportStepSummary {
 }
 
 function sumTotals(steps: readonly ReportStepSummary[]): ReportTotals {
-  const totals = { items: 0, done: 0, cached: 0, failed: 0, unsaved: 0, timed_out: 0, skipped: 0, unknown: 0, pending: 0, deferred: 0, invalid: 0, blocked: 0, cost_quoted: 0, cost_actual: 0 };
+  const totals = { items: 0, done: 0, cached: 0, failed: 0, unsaved: 0, timed_out: 0, skipped: 0, unknown: 0, pending: 0, deferred: 0, invalid: 0, blocked: 0 };
+  const quoted = new UsdTally();
+  const actual = new UsdTally();
   for (const step of steps) {
     for (const key of ['items', 'done', 'cached', 'failed', 'unsaved', 'timed_out', 'skipped', 'unknown', 'pending', 'deferred', 'invalid', 'blocked'] as const) {
       totals[key] += step.counts[key];
     }
-    totals.cost_quoted += Math.round(step.cost_quoted * 1e6);
-    totals.cost_actual += Math.round(step.cost_actual * 1e6);
+    quoted.add(step.cost_quoted);
+    actual.add(step.cost_actual);
   }
-  return { ...totals, cost_quoted: totals.cost_quoted / 1e6, cost_actual: totals.cost_actual / 1e6 };
+  return { ...totals, cost_quoted: quoted.usd, cost_actual: actual.usd };
 }
 
 /** USD rounded to micro-dollars. */
-function usd(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
-}
+const usd = roundUsd;
 
 /** `{"a":1}` → `{"a":1` so more members can follow. */
 function openObject(value: object): string {

@@ -1,3 +1,4 @@
+import { roundUsd, UsdTally } from '../../common/index.js';
 import type { EventError, SkipKind } from '../../engine/index.js';
 import type { ItemStatus, ReportCounts, ReportError, ReportItem } from './run-report-types.js';
 
@@ -109,15 +110,15 @@ export class StepRecord {
 
   /** Sums of the known quoted and actual costs, in whole micro-dollars then USD (no float noise). */
   costs(): { quoted: number; actual: number } {
-    let quoted = 0;
-    let actual = 0;
+    const quoted = new UsdTally();
+    const actual = new UsdTally();
     for (let i = 0; i < this.size; i++) {
       const q = this.quoted[i]!;
       const a = this.actual[i]!;
-      if (!Number.isNaN(q)) quoted += Math.round(q * 1e6);
-      if (!Number.isNaN(a)) actual += Math.round(a * 1e6);
+      if (!Number.isNaN(q)) quoted.add(q);
+      if (!Number.isNaN(a)) actual.add(a);
     }
-    return { quoted: quoted / 1e6, actual: actual / 1e6 };
+    return { quoted: quoted.usd, actual: actual.usd };
   }
 
   /** Earliest start and latest finish over the items (NaN when none). */
@@ -185,5 +186,5 @@ function grow<T extends Uint8Array | Uint16Array | Float64Array>(from: T, to: T)
 
 /** USD rounded to micro-dollars, or null for NaN. */
 function usdOrNull(value: number): number | null {
-  return Number.isNaN(value) ? null : Math.round(value * 1e6) / 1e6;
+  return Number.isNaN(value) ? null : roundUsd(value);
 }

@@ -5,10 +5,8 @@
  * made, and the first one refused is remembered for the message that ends the run. What
  * earlier sessions of the same run spent counts against the cap from the start.
  */
+import { addMicros, type Micros, subtractMicros, toMicros, toMicrosDown, toUsd } from '../../../common/index.js';
 import type { NodeRef } from '../../contracts/events.js';
-
-/** Slack for floating-point sums of prices (USD). */
-const EPSILON = 1e-9;
 
 /** The submission the cap stopped. */
 export interface BudgetRefusal {
@@ -22,11 +20,11 @@ export interface BudgetRefusal {
   readonly reserved: number;
 }
 
+/** Amounts come and go in USD; they are kept in whole micro-dollars (common/money.ts). */
 export class BudgetGuard {
-  /** USD charged by finished jobs (earlier sessions of the run included). */
-  spent: number;
-  /** USD held by jobs in flight. */
-  reserved = 0;
+  #spent: Micros;
+  #reserved: Micros = toMicros(0);
+  readonly #cap: Micros | null;
   /** The first submission the cap refused. */
   refusal: BudgetRefusal | null = null;
 
@@ -35,7 +33,18 @@ export class BudgetGuard {
     readonly maxCost: number | null,
     readonly spentBefore = 0,
   ) {
-    this.spent = spentBefore;
+    this.#spent = toMicros(spentBefore);
+    this.#cap = maxCost === null ? null : toMicrosDown(maxCost);
+  }
+
+  /** USD charged by finished jobs (earlier sessions of the run included). */
+  get spent(): number {
+    return toUsd(this.#spent);
+  }
+
+  /** USD held by jobs in flight. */
+  get reserved(): number {
+    return toUsd(this.#reserved);
   }
 
   get capped(): boolean {
@@ -44,8 +53,9 @@ export class BudgetGuard {
 
   /** Holds `amount` for a submission; false when that could exceed the cap (nothing is held then). */
   reserve(amount: number): boolean {
-    if (this.maxCost !== null && this.spent + this.reserved + amount > this.maxCost + EPSILON) return false;
-    this.reserved += amount;
+    const held = toMicros(amount);
+    if (this.#cap !== null && addMicros(this.#spent, this.#reserved, held) > this.#cap) return false;
+    this.#reserved = addMicros(this.#reserved, held);
     return true;
   }
 
@@ -56,17 +66,17 @@ export class BudgetGuard {
 
   /** Holds `amount` whatever the cap says (a job an earlier run already submitted). */
   hold(amount: number): void {
-    this.reserved += amount;
+    this.#reserved = addMicros(this.#reserved, toMicros(amount));
   }
 
   /** The job finished: its reservation becomes what it actually cost. */
   settle(reservedAmount: number, actual: number): void {
-    this.reserved = Math.max(0, this.reserved - reservedAmount);
-    this.spent += actual;
+    this.#reserved = subtractMicros(this.#reserved, toMicros(reservedAmount));
+    this.#spent = addMicros(this.#spent, toMicros(actual));
   }
 
   /** Nothing was charged (never submitted, or a failed job): the reservation is given back. */
   release(reservedAmount: number): void {
-    this.reserved = Math.max(0, this.reserved - reservedAmount);
+    this.#reserved = subtractMicros(this.#reserved, toMicros(reservedAmount));
   }
 }

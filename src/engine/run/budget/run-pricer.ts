@@ -12,6 +12,7 @@
  *   highest price the quote gave the step; with none of these it is not sent (fail closed).
  */
 import type { RequestFields } from '../../../client/index.js';
+import { toMicrosUp, toUsd } from '../../../common/index.js';
 import type { GraphStep, JobGraph } from '../../../workflow/index.js';
 import { readMediaDuration, sizeVariableOf } from '../../quote/index.js';
 import type { Quote, QuotedClass } from '../../quote/index.js';
@@ -170,5 +171,5 @@ async function measure(variable: SizeVariable, fields: RequestFields): Promise<n
 
 /** Up to the next micro-dollar, so a held amount never falls short by rounding. */
 function roundUp(usd: number): number {
-  return Math.ceil(usd * 1e6 - 1e-6) / 1e6;
+  return toUsd(toMicrosUp(usd));
 }
