@@ -9,5 +9,5 @@ export type { BudgetOutcome, EarlierInvocation } from './contracts/events.js';
 export { GatedGovernor } from './run/index.js';
 export { findHeldItems, leftOutWithDependents, openResultCacheLookup } from './run/index.js';
 export type { KnownBeforeQuote } from './run-workflow.js';
-// Types only: the queue's values load the Redis client, which commands without --queue or --governor never need.
-export type { QueueRunStatusReport, RedisGovernor, RedisTarget, SharedGovernor } from './queue/index.js';
+// The queue's types and values are in distributed.ts: their declarations name bullmq's and
+// ioredis' types, which this face (and the library's main entry) must not pull in.

@@ -11,7 +11,7 @@ import { DeapiClient } from '../../client/index.js';
 import { createFollowingClock, DeflowError } from '../../common/index.js';
 import type { Governor } from '../../client/index.js';
 import { GatedGovernor } from '../../engine/index.js';
-import type { SharedGovernor } from '../../engine/index.js';
+import type { SharedGovernor } from '../../engine/distributed.js';
 import type { Clock } from '../../common/index.js';
 import type { CliIO } from '../../common/index.js';
 import type { ServiceOptionValues } from '../service-options.js';

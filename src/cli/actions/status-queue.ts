@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import { API_KEY_ENV, DEFAULT_BASE_URL, readApiKey } from '../../client/index.js';
 import type { CliIO } from '../../common/index.js';
 import { DeflowError, EXIT } from '../../common/index.js';
-import type { QueueRunStatusReport } from '../../engine/index.js';
+import type { QueueRunStatusReport } from '../../engine/distributed.js';
 import { formatTable } from '../text-table.js';
 
 export interface QueueStatusFlags {
