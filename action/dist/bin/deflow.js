@@ -140,6 +140,12 @@ var EXIT = {
   overBudget: 4,
   /** Stopped by a daily rate limit (resumable). */
   dailyLimit: 5,
+  /**
+   * Finished: every item that could run succeeded, and only inputs refused at validation were
+   * left out (`--keep-going`, `defaults.keep_going`). The action fails the step on it unless
+   * `allow-left-out: true`.
+   */
+  leftOut: 6,
   /** A bug in deflow (unexpected error). */
   internal: 70,
   /** Interrupted (SIGINT). */
@@ -261,6 +267,7 @@ var ERROR_EXIT_CODES = {
 };
 var RUN_STATUS_EXIT = {
   done: EXIT.ok,
+  "left-out": EXIT.leftOut,
   failed: EXIT.failed,
   refused: EXIT.refused,
   "over-budget": EXIT.overBudget,
