@@ -27,6 +27,19 @@ rmSync(out, { recursive: true, force: true });
 // holds the build.
 const absWorkingDir = resolve(dist, '..');
 const tsconfig = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
+// OpenTelemetry's OTLP exporter loads Node's http/https with import(), which esbuild leaves as
+// is: turned into a require of the built-in (the same module, loaded when first used).
+const builtinImportsAsRequire = {
+  name: 'builtin-imports-as-require',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /[\\/]node_modules[\\/]@opentelemetry[\\/].*\.js$/ }, async (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      return { contents: source.replace(/\bimport\((['"])((?:node:)?[a-z_]+)\1\)/g, (_, q, name) => `Promise.resolve().then(() => require(${q}${name}${q}))`), loader: 'js' };
+    });
+  },
+};
+
+
 const result = await build({
   absWorkingDir,
   tsconfig,
@@ -39,6 +52,7 @@ const result = await build({
   // Queue mode's packages find native addons and files beside their own modules: loaded from
   // node_modules as they are (only `--queue` and `deflow worker` load them).
   external: ['bullmq', 'ioredis'],
+  plugins: [builtinImportsAsRequire],
   // Modules that find files beside themselves (the precompiled validators, the emulator's
   // package root) see the bundle's own URL, as they saw their chunk's in an ES module bundle.
   define: { 'import.meta.url': '__deflowImportMetaUrl' },

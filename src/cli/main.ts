@@ -17,6 +17,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerValidateCommand } from './commands/validate.js';
 import { registerWorkerCommand } from './commands/worker.js';
+import { VERSION } from './version.js';
 
 /**
  * Builds the command tree. Each command file adds itself (options and help only) and reports
@@ -61,7 +62,6 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
 /** Wraps an async command action so that its resolved exit code reaches the entry point. */
 export type ActionWrapper = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
 
-const VERSION = '0.1.0';
 
 /** With `DEAPI_API_KEY` set, `validate` checks limits against the service's live model list. */
 function liveModelFetcher(io: CliIO): (() => Promise<readonly ModelInfo[]>) | undefined {

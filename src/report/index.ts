@@ -7,3 +7,8 @@ export { writeHtmlReport } from './html/write-html-report.js';
 export { KEPT_REPORT_NAME, readKeptReport } from './files/kept-report.js';
 export { ReportWriteError } from './files/report-write-error.js';
 export { writeJUnit } from './ci/junit.js';
+export { openObservers } from './telemetry/observers.js';
+export type { Observers, ObserverOptions } from './telemetry/observers.js';
+export type { NotifyTarget, Notification } from './telemetry/notify.js';
+export { serveMetrics } from './telemetry/metrics-server.js';
+export type { MetricsServer } from './telemetry/metrics-server.js';

@@ -109,6 +109,18 @@ export interface StepDef extends StepSettings {
   readonly gather: 'all' | 'partial';
 }
 
+/** When a run-end notification is sent. */
+export type NotifyWhen = 'failure' | 'deferred' | 'always';
+
+/** One entry of `notify:`: the URL (or the environment variable that holds it) and when. */
+export interface NotifyDef {
+  readonly url?: string;
+  readonly urlEnv?: string;
+  /** @default ['failure', 'deferred'] */
+  readonly on: readonly NotifyWhen[];
+  readonly path: DocPath;
+}
+
 /** A workflow as loaded: typed, with positions kept for errors. */
 export interface Workflow {
   /** Absolute path of the workflow file. */
@@ -128,6 +140,8 @@ export interface Workflow {
    */
   readonly keepGoing: boolean;
   readonly budget: { readonly maxCost?: number };
+  /** `notify:`: webhooks told when a run ends (empty when none). */
+  readonly notify: readonly NotifyDef[];
   /** Output folder template (relative to `dir`; may use `inputs`). @default 'out' */
   readonly output: Template;
   /** Steps in document order. */

@@ -29,8 +29,11 @@ import { checkQueueFlags, runQueuedCommand } from './run-queued.js';
 import { deferredLines, excludedLines } from './run-notes.js';
 import { checkAccount } from './account-check.js';
 import { openRunSession, type RunSession, type RunSessionOptions } from './run-session.js';
+import { checkObserverFlags, type ObserverFlags, openRunObservers } from './run-observers.js';
+import { VERSION } from '../version.js';
 
-export interface RunFlags extends RunSessionOptions {
+export interface RunFlags extends RunSessionOptions, ObserverFlags {
+  readonly metricsPort?: string;
   readonly input: string[];
   readonly inputs?: string;
   readonly concurrency?: string;
@@ -75,6 +78,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     return EXIT.usage;
   }
   if (flags.queue !== undefined) checkQueueFlags(flags);
+  checkObserverFlags(flags);
   const session = await openRunSession(flags.queue === undefined ? flags : { ...flags, governor: flags.queue, governorOption: '--queue' }, io);
   try {
     const { client } = session;
@@ -166,6 +170,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       quiet: flags.quiet,
       ...(flags.color === false ? { color: false } : {}),
     });
+    const observers = await openRunObservers(io, flags, graph, { reportPath, version: VERSION });
     let outcome: RunOutcome;
     let reportError: { error: unknown } | undefined;
     try {
@@ -173,7 +178,10 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
         graph,
         client,
         stateDir,
-        onEvent: reporters.sink,
+        onEvent: (event) => {
+          reporters.sink(event);
+          observers.sink(event);
+        },
         // Quoted whenever the account was checked: the balance must cover the high end of what the run is about to pay.
         ...(budget === null && balance === null ? {} : { quote: quoteAndKeep, maxCost: budget, allowUnpriced: flags.allowUnpriced === true }),
         concurrency,
@@ -188,6 +196,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       await reporters.finish().catch((error: unknown) => {
         reportError = { error };
       });
+      await observers.finish();
     }
     printSummary(io, { ...flags, report: reportPath }, graph, outcome, session);
     const deferred = deferredLines(outcome.deferred, client.clock.now(), resumeCommand, client.clock.realPerVirtual !== 1);

@@ -46,6 +46,12 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
     .option('--governor <url>', 'share the account\'s rate limits with every other deflow process naming this Redis (redis://HOST:PORT[/DB], rediss://…, unix:///path.sock): independent runs on one account, no coordinator')
     .option('--keep-going', 'leave out items whose inputs fail the load-time checks (each reported) and run the rest; exit 1 at the end when any was left out or failed (as defaults.keep_going: true)')
     .option('--wait-daily', "when a pool's daily limit is used up, wait for its reset instead of deferring its items (other pools go on either way)")
+    .option('--trace-file <file>', 'write OpenTelemetry spans of the run (OTLP JSON, one export request a line) to this file; OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_TRACES_EXPORTER send them to a collector')
+    .option('--pushgateway <url>', 'push the run\'s final metrics to this Prometheus Pushgateway (job="deflow", grouped by workflow)')
+    .option('--metrics-file <file>', 'write the run\'s final metrics in the node_exporter textfile format to this file')
+    .option('--metrics-port <port>', 'with --queue: serve Prometheus metrics on http://127.0.0.1:PORT/metrics while the run lasts')
+    .option('--notify <url>', 'POST a JSON summary to this URL when the run ends (as notify: in the workflow; repeatable)', (url: string, all: string[] = []) => [...all, url])
+    .option('--notify-on <when>', 'when --notify URLs hear: a comma-separated list of failure, deferred, always', 'failure,deferred')
     .option('--quiet', 'no progress output (files and --json are still written)')
     .option('--no-color', 'no colours in progress output')
     .addOption(new Option('--emulator-config <file>', 'with --emulator: its config file (YAML or JSON)'));

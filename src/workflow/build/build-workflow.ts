@@ -1,6 +1,6 @@
 import { basename, dirname, extname, resolve } from 'node:path';
 import { compileTemplate } from '../expressions/compile-template.js';
-import type { InputDef, InputType, StepDef, Workflow } from '../types.js';
+import type { InputDef, InputType, NotifyDef, NotifyWhen, StepDef, Workflow } from '../types.js';
 import type { YamlLocator } from '../yaml/yaml-locator.js';
 import { buildStep } from './build-step.js';
 import { entriesOf, own } from './plain.js';
@@ -34,6 +34,7 @@ export function buildWorkflow(document: unknown, file: string, locator: YamlLoca
     defaults,
     keepGoing: own(own(document, 'defaults'), 'keep_going') === true,
     budget: typeof maxCost === 'number' ? { maxCost } : {},
+    notify: readNotify(own(document, 'notify')),
     output: compileTemplate(typeof output === 'string' && output !== '' ? output : DEFAULT_OUTPUT, ['output'], locator),
     steps,
     stepById: new Map(steps.map((s) => [s.id, s])),
@@ -41,6 +42,26 @@ export function buildWorkflow(document: unknown, file: string, locator: YamlLoca
   };
   if (typeof description === 'string') workflow.description = description;
   return workflow;
+}
+
+const NOTIFY_WHEN: readonly NotifyWhen[] = ['failure', 'deferred', 'always'];
+
+/** `notify:` entries as far as they are usable (the schema reports the rest). */
+function readNotify(value: unknown): NotifyDef[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((raw: unknown, index): NotifyDef[] => {
+    const url = own(raw, 'url');
+    const urlEnv = own(raw, 'url_env');
+    const on = own(raw, 'on');
+    const when = Array.isArray(on) ? on.filter((w): w is NotifyWhen => NOTIFY_WHEN.includes(w as NotifyWhen)) : [];
+    const entry = {
+      ...(typeof url === 'string' ? { url } : {}),
+      ...(typeof urlEnv === 'string' ? { urlEnv } : {}),
+      on: when.length > 0 ? when : (['failure', 'deferred'] as const),
+      path: ['notify', index],
+    };
+    return entry.url === undefined && entry.urlEnv === undefined ? [] : [entry];
+  });
 }
 
 function readInputs(value: unknown): Map<string, InputDef> {

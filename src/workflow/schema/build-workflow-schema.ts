@@ -53,6 +53,29 @@ export function buildWorkflowSchema(): JsonSchema {
         properties: { max_cost: { type: 'number', minimum: 0, description: 'Refuse to run when the quote is above this.' } },
       },
       output: { type: 'string', minLength: 1, description: 'Output folder, relative to the workflow file. @default "out"' },
+      notify: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 20,
+        description:
+          "Who hears when a run ends: each entry is POSTed a JSON summary (schemas/notification.schema.json) whose `text` field Slack and Mattermost incoming webhooks show as is. A notification that fails is reported and never changes the run's exit code.",
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            url: { type: 'string', pattern: '^https?://', description: 'The webhook URL (http or https).' },
+            url_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'An environment variable that holds the URL (keeps a secret URL out of the file).' },
+            on: {
+              type: 'array',
+              minItems: 1,
+              uniqueItems: true,
+              items: { enum: ['failure', 'deferred', 'always'] },
+              description: 'When to send: `failure` (the run did not end with exit 0, other than only deferred by a daily limit), `deferred` (a daily limit left items for a later run), `always`. @default ["failure", "deferred"]',
+            },
+          },
+          oneOf: [{ required: ['url'] }, { required: ['url_env'] }],
+        },
+      },
       steps: {
         type: 'object',
         description: 'Steps keyed by id; order comes from dependencies, not from the file.',
