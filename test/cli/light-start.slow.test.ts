@@ -57,6 +57,17 @@ describe('a light start', () => {
   });
 });
 
+describe('observability costs nothing when off', () => {
+  it('a run without tracing or metrics flags loads no OpenTelemetry module and no prom-client; --trace-file loads them', async () => {
+    const args = (extra: string[]) => ['run', 'workflows/demo.yaml', '--emulator', '--quiet', '--state-dir', join(traces, `state-${extra.length}`), '--output', join(traces, `out-${extra.length}`), ...extra];
+    const off = await modulesOf('run-off', args([]));
+    expect([...off.packages].filter((name) => name.startsWith('@opentelemetry/') || name === 'prom-client')).toEqual([]);
+    const on = await modulesOf('run-on', args(['--trace-file', join(traces, 'spans.jsonl'), '--metrics-file', join(traces, 'run.prom')]));
+    expect(on.packages.has('@opentelemetry/sdk-trace-base')).toBe(true);
+    expect(on.packages.has('prom-client')).toBe(true);
+  });
+});
+
 /** Where Node has its own compile cache (≥ 22.1) the bin uses that instead (start-bundle.test.ts). */
 const nodeHasCompileCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 

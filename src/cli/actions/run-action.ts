@@ -79,6 +79,9 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   }
   if (flags.queue !== undefined) checkQueueFlags(flags);
   checkObserverFlags(flags);
+  if (flags.metricsPort !== undefined && flags.queue === undefined) {
+    throw new DeflowError('E_USAGE_OPTION', '--metrics-port: only with --queue (a one-process run pushes its final figures with --pushgateway or writes them with --metrics-file)', { details: { option: '--metrics-port' } });
+  }
   const session = await openRunSession(flags.queue === undefined ? flags : { ...flags, governor: flags.queue, governorOption: '--queue' }, io);
   try {
     const { client } = session;

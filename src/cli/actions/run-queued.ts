@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import type { CliIO } from '../../common/index.js';
 import { DeflowError } from '../../common/index.js';
 import type { Quote, RunEventSink, RunOutcome } from '../../engine/index.js';
-import { createReporters, KEPT_REPORT_NAME } from '../../report/index.js';
+import { createReporters, KEPT_REPORT_NAME, type MetricsServer, serveMetrics } from '../../report/index.js';
 import type { JobGraph } from '../../workflow/index.js';
 import { formatResumeCommand } from '../resume-command.js';
 import type { RunSession } from './run-session.js';
+import { type ObserverFlags, openRunObservers } from './run-observers.js';
+import { VERSION } from '../version.js';
 
 export interface QueuedRunInput {
   readonly graph: JobGraph;
@@ -22,7 +24,8 @@ export interface QueuedRunInput {
   readonly budget: number | null;
   readonly quote: (onEvent?: RunEventSink) => Promise<Quote>;
   readonly concurrency: number | undefined;
-  readonly flags: {
+  readonly flags: ObserverFlags & {
+    readonly metricsPort?: string;
     readonly runId?: string;
     readonly resubmitUnknown?: boolean;
     readonly resubmitTimedOut?: boolean;
@@ -79,12 +82,22 @@ export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promis
   });
   let outcome: RunOutcome;
   let reportError: { error: unknown } | undefined;
+  const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort);
+  const observers = await openRunObservers(io, flags, graph, { reportPath, version: VERSION, keepMetrics: metricsPort !== undefined });
+  let server: MetricsServer | null = null;
   try {
+    if (metricsPort !== undefined && observers.metrics !== null) {
+      server = await serveMetrics(observers.metrics, metricsPort);
+      if (!flags.quiet) io.stderr.write(`metrics: ${server.url}\n`);
+    }
     outcome = await queue.runQueued({
       graph,
       client: session.client,
       stateDir,
-      onEvent: reporters.sink,
+      onEvent: (event) => {
+        reporters.sink(event);
+        observers.sink(event);
+      },
       ...(input.budget === null ? {} : { quote: input.quote, maxCost: input.budget }),
       concurrency: input.concurrency,
       interrupted: io.interrupted,
@@ -104,6 +117,17 @@ export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promis
     await reporters.finish().catch((error: unknown) => {
       reportError = { error };
     });
+    await observers.finish();
+    await server?.close();
   }
   return { outcome, reportPath, resumeCommand, runId: opened.runId, reportError };
+}
+
+/** `--metrics-port`: 0 (any free port) to 65535. */
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value.trim()) || port > 65535) {
+    throw new DeflowError('E_USAGE_OPTION', `--metrics-port: expected a port number from 0 to 65535, got ${JSON.stringify(value)}`, { details: { option: '--metrics-port' } });
+  }
+  return port;
 }

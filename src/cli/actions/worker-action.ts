@@ -3,6 +3,8 @@ import { API_KEY_ENV, DEFAULT_BASE_URL, DeapiClient, readApiKey } from '../../cl
 import type { CliIO } from '../../common/index.js';
 import { createFollowingClock, DeflowError, EXIT } from '../../common/index.js';
 import type { RunEvent } from '../../engine/index.js';
+import { type MetricsServer, serveMetrics } from '../../report/index.js';
+import { parsePort } from './run-queued.js';
 
 export interface WorkerFlags {
   readonly queue?: string;
@@ -13,6 +15,7 @@ export interface WorkerFlags {
   readonly quiet?: boolean;
   readonly lockMs?: string;
   readonly grace?: string;
+  readonly metricsPort?: string;
 }
 
 export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> {
@@ -21,6 +24,7 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
   const concurrency = whole('--concurrency', flags.concurrency ?? '100', 1);
   const lockMs = whole('--lock-ms', flags.lockMs ?? '30000', 500);
   const graceMs = whole('--grace', flags.grace ?? '15', 0) * 1000;
+  const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort);
   const queue = await import('../../engine/distributed.js');
   const target = queue.parseRedisUrl(flags.queue, '--queue');
   const apiKey = await readApiKey({ env: io.env, apiKeyFile: flags.apiKeyFile, stdin: io.stdin, cwd: io.cwd });
@@ -35,7 +39,9 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
   const shared = await queue.openSharedGovernor(target, { scope, clock });
   const log = flags.verbose ? (line: string) => io.stderr.write(`deflow: ${line}\n`) : undefined;
   const client = new DeapiClient({ apiKey, baseUrl, clock, governor: shared.governor, log });
+  const metrics = metricsPort === undefined ? null : await workerMetrics(metricsPort);
   try {
+    if (metrics !== null) say(`metrics: ${metrics.server.url}`);
     const worker = await queue.startQueueWorker({
       target,
       redis: shared.redis,
@@ -46,7 +52,10 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
       lockMs,
       graceMs,
       log: say,
-      onEvent: (event) => describe(event, say),
+      onEvent: (event) => {
+        describe(event, say);
+        metrics?.handle(event);
+      },
     });
     say(`waiting for jobs on ${target.display} (${concurrency} per pool); stop with Ctrl-C`);
     await io.interrupted;
@@ -55,9 +64,29 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
     say(`stopped after ${worker.finished} job(s)`);
     return EXIT.ok;
   } finally {
+    await metrics?.close();
     await client.close();
     await shared.close();
   }
+}
+
+/** `--metrics-port`: the worker's run metrics and its liveness on /metrics. */
+async function workerMetrics(port: number): Promise<{ server: MetricsServer; handle: (event: RunEvent) => void; close: () => Promise<void> }> {
+  const { RunMetrics, WorkerMetrics } = await import('../../report/metrics.js');
+  const run = new RunMetrics({ workflow: '', tasks: new Map() });
+  const worker = new WorkerMetrics(run.registry);
+  const server = await serveMetrics(run, port);
+  return {
+    server,
+    handle: (event) => {
+      run.handle(event);
+      worker.handle(event);
+    },
+    close: async () => {
+      worker.stopped();
+      await server.close();
+    },
+  };
 }
 
 /** One line per finished item. */

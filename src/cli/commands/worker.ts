@@ -22,6 +22,7 @@ export function registerWorkerCommand(program: Command, io: CliIO, wrap: ActionW
     .option('--concurrency <n>', 'jobs in flight per rate-limit pool in this process', '100')
     .option('--grace <seconds>', 'after SIGINT/SIGTERM, how long submitted jobs are still polled before they are handed back', '15')
     .option('--api-key-file <path>', `read the API key from a file, or - for standard input (default: $${API_KEY_ENV})`)
+    .option('--metrics-port <port>', 'serve Prometheus metrics (jobs, spend, 429s, waits, liveness) on http://127.0.0.1:PORT/metrics')
     .option('--quiet', 'print nothing but errors')
     .option('--verbose', 'log every request and answer to stderr (secrets are masked)')
     .addOption(new Option('--api-key <key>', 'not accepted: keys in flags leak into shell history').hideHelp())
