@@ -6,7 +6,7 @@
  * journal and reports stay as they are.
  */
 import type { RunEvent, RunEventSink } from '../../engine/index.js';
-import { writeChunksAtomic } from '../files/atomic-write.js';
+import { writeFileAtomically } from '../../common/index.js';
 import { type NotifyTarget, notificationOf, originOf, sendNotifications } from './notify.js';
 import type { RunMetrics } from './run-metrics.js';
 import type { TracedStep, TraceRecorder } from './trace-recorder.js';
@@ -85,7 +85,7 @@ export async function openObservers(options: ObserverOptions): Promise<Observers
           work.push(
             metrics
               .text()
-              .then((text) => writeChunksAtomic(file, [text]))
+              .then((text) => writeFileAtomically(file, text, { makeFolder: true }))
               .catch((error: unknown) => options.warn(`deflow: could not write metrics to ${file}: ${error instanceof Error ? error.message : String(error)}`)),
           );
         }
