@@ -73,7 +73,10 @@ export function buildWorkflowSchema(): JsonSchema {
               description: 'When to send: `failure` (the run did not end with exit 0, other than only deferred by a daily limit), `deferred` (a daily limit left items for a later run), `always`. @default ["failure", "deferred"]',
             },
           },
-          oneOf: [{ required: ['url'] }, { required: ['url_env'] }],
+          oneOf: [
+            { required: ['url'], properties: { url: { type: 'string' } } },
+            { required: ['url_env'], properties: { url_env: { type: 'string' } } },
+          ],
         },
       },
       steps: {
