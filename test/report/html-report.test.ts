@@ -81,5 +81,32 @@ describe('the HTML report page', () => {
     expect(html).toContain(', 2 sessions');
     expect(html).toMatch(/data-total="spent"><b>\$0\.7500<\/b>/);
   });
-});
 
+  it('an input left out in two sessions is listed once and never drawn as queued (issue 27.11)', () => {
+    const skip = (ts: number, index: number): LoggedEvent => ({ type: 'item-skipped', ts, node: node('embed', index), reason: `item ${index}: its file is corrupt`, kind: 'invalid' });
+    const session = (start: number, runId: string): LoggedEvent[] => [
+      { type: 'run-started', ts: start, run_id: runId, workflow: 'w.yaml', workflow_name: 'w', resumed: start !== T0, steps: [{ id: 'embed', task: 'text.embed', items: 6 }] },
+      { type: 'quoted', ts: start + 5, total: { point: 0, low: 0, high: 0, unknown_items: 0 }, verdict: 'no-budget' },
+      ...[2, 3, 4, 5].map((i) => skip(start + 6, i)),
+    ];
+    const events: LoggedEvent[] = [
+      { type: 'version', format: '1.1', format_version: 1, tool: 'deflow' },
+      ...session(T0, 'r1'),
+      { type: 'item-submitted', ts: T0 + 10, node: node('embed', 0), request_id: 'req-0', attempt: 1 },
+      { type: 'run-finished', ts: T0 + 60_000, run_id: 'r1', status: 'interrupted', exit_code: 130, counts: {}, spent: 0, quoted: null, resume_command: null },
+      ...session(T0 + 120_000, 'r1'),
+      { type: 'item-done', ts: T0 + 121_000, node: node('embed', 0), request_id: 'req-0', cost: 0.000001, cached: false, outputs: [], started_at: T0 + 10 },
+      { type: 'run-finished', ts: T0 + 122_000, run_id: 'r1', status: 'left-out', exit_code: 6, counts: {}, spent: 0.000001, quoted: null, resume_command: null },
+    ];
+    const model = buildTimeline(events);
+    expect(model.failures.map((f) => [f.index, f.outcome])).toEqual([
+      [2, 'skipped'],
+      [3, 'skipped'],
+      [4, 'skipped'],
+      [5, 'skipped'],
+    ]);
+    const left = model.steps[0]!.jobs.get(2)!;
+    expect([left.queued, left.end]).toEqual([T0 + 6, T0 + 6]);
+    expect(renderHtmlReport(model)).toContain('<h2>Failures (4)</h2>');
+  });
+});

@@ -109,6 +109,7 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
     skippedLines,
   };
   const stepById = new Map<string, TimelineStep>();
+  const failures = new Map<string, TimelineFailure>();
   let sessionStart = Number.NaN;
   for (const event of events) {
     const ts = num(event['ts']);
@@ -182,13 +183,20 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
       case 'item-skipped': {
         const j = job(event, stepById, model.steps, sessionStart);
         const outcome = event.type === 'item-failed' ? 'failed' : event.type === 'item-unknown' ? 'unknown' : event.type === 'item-timed-out' ? 'timed-out' : 'skipped';
+        // A later session skips an item left out (or blocked) again: it is the same skip, drawn and listed once.
+        if (outcome === 'skipped' && j.outcome === 'skipped') break;
+        // Skipped without ever being sent: it never waited in a queue, so no queued bar leads to its mark.
+        if (outcome === 'skipped' && Number.isNaN(j.submitted)) j.queued = ts;
         j.end = ts;
         j.outcome = outcome;
         const error = obj(event['error']);
         // Paid, not saved: charged all the same (once: a later session's done event names the same charge).
         const unsaved = obj(event['unsaved']);
         if (event.type === 'item-failed' && typeof unsaved['cost'] === 'number' && unsaved['earlier'] !== true) setCost(stepById.get(nodeStep(event))!, j, unsaved['cost']);
-        model.failures.push({
+        // One line per item: a later session's outcome replaces the earlier one's.
+        const node = `${nodeStep(event)}\0${j.index}`;
+        failures.delete(node);
+        failures.set(node, {
           step: nodeStep(event),
           index: j.index,
           key: j.key,
@@ -233,6 +241,7 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
     }
   }
   for (const session of model.sessions) if (session.status === 'running' && model.status !== 'running') session.status = 'crashed';
+  for (const failure of failures.values()) model.failures.push(failure);
   return model;
 }
 

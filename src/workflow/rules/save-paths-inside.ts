@@ -12,7 +12,8 @@ const KNOWN_NOW = new Set<ContextName>(['inputs', 'item']);
 /**
  * `save` paths stay inside the output folder: the literal text is checked with placeholders
  * for expressions, paths known before the run (over inputs and items) are checked for every
- * item, and two items of one step may not be saved to the same path.
+ * item, two items of one step may not be saved to the same path, and a step that fans out must
+ * have a per-item part in its path (`item`, or an upstream result), however many items it has.
  */
 export const savePathsInside: Rule = {
   name: 'savePathsInside',
@@ -37,11 +38,13 @@ export const savePathsInside: Rule = {
       }
       const contexts = contextsOf(save);
       const items = context.itemsOf(step.id);
-      if (!contexts || contexts.has('steps') || contexts.has('run')) continue;
-      if (step.forEach && items && items.length > 1 && !contexts.has('item')) {
+      // A step that fans out saves one file per item: a path with no per-item part is an error
+      // whatever the folder holds today (an empty inbox would pass, and two files fail the run).
+      if (step.forEach && contexts && !contexts.has('item') && !contexts.has('steps')) {
         report(new WorkflowError(WORKFLOW_CODES.savePath, at, `every item would be saved to the same path; include \${{ item.stem }} or \${{ item.index }}`));
         continue;
       }
+      if (!contexts || contexts.has('steps') || contexts.has('run')) continue;
       const problems = new ItemProblems();
       const seen = new Map<string, number>();
       const count = contexts.has('item') && items ? items.length : 1;

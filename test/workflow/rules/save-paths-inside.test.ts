@@ -39,4 +39,12 @@ describe('savePathsInside', () => {
       'wf.yaml:7:11: steps.r.save: items 0 and 1 would both be saved to "a.png.txt"',
     ]);
   });
+
+  it('refuses a fan-out path with no per-item part even over an empty folder or a single item (issue 27.11)', async () => {
+    const sameEveryItem = 'wf.yaml:7:11: steps.r.save: every item would be saved to the same path; include ${{ item.stem }} or ${{ item.index }}';
+    expect((await runRule(tempDir, savePathsInside, ocr('x.mp3', 'empty/*.png'), { files })).errors).toEqual([sameEveryItem]);
+    expect((await runRule(tempDir, savePathsInside, ocr('x.mp3', 'other/*.png'), { files })).errors).toEqual([sameEveryItem]);
+    expect((await runRule(tempDir, savePathsInside, ocr('"${{ run.id }}.txt"', 'empty/*.png'), { files })).errors).toEqual([sameEveryItem]);
+    expect((await runRule(tempDir, savePathsInside, ocr('"${{ item.stem }}.txt"', 'empty/*.png'), { files })).errors).toEqual([]);
+  });
 });
