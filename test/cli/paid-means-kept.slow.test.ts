@@ -10,7 +10,8 @@
  * - A result paid for and not saved (a cut download) and then fetched again by a later run
  *   enters the result cache: a fresh run of the workflow pays nothing more.
  * - The summary line, report.json, JUnit, the GitHub step summary and the HTML report state one
- *   spend figure, equal to what the service charged, to the micro-dollar.
+ *   spend figure, equal to what the service charged, to the micro-dollar (a synchronous task's
+ *   charge, which its answer does not state, included).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -265,6 +266,36 @@ describe('paid means kept, through the built CLI against a standalone emulator',
       const resubmitted = await deflow(dir, emulator, ['run', 'workflow.yaml', '--resubmit-timed-out']);
       expect(resubmitted.stderr).toContain('1 timed out, resubmitted (--resubmit-timed-out)');
       expect(await serviceJobs(emulator)).toHaveLength(2);
+    } finally {
+      await emulator.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('a synchronous task (prompt enhancement) charged at once is counted in spend: every figure equals what the balance lost', async () => {
+    const dir = await workspace({
+      'workflow.yaml': yaml(
+        'version: 1',
+        'name: enhance',
+        'steps:',
+        '  better:',
+        '    task: prompt.enhance',
+        '    for_each: { items: ["a red cat on a mat", "a dog in the fog"] }',
+        '    with: { prompt: "${{ item.value }}", type: images.generations, model_slug: Flux1schnell }',
+      ),
+    });
+    const emulator = await startEmulator(dir, 200);
+    const balance = async (): Promise<number> => {
+      const answer = await fetch(`${emulator.url}/api/v2/account/balance`, { headers: { authorization: `Bearer ${emulator.key}` } });
+      return Math.round(((await answer.json()) as { balance: number }).balance * 1e6);
+    };
+    try {
+      const before = await balance();
+      const run = await runWithOutputs(dir, emulator);
+      expect(run.code, run.stderr).toBe(0);
+      const charged = before - (await balance());
+      expect(charged).toBeGreaterThan(0);
+      await expectOneSpend(dir, run, charged);
     } finally {
       await emulator.stop();
       await rm(dir, { recursive: true, force: true });

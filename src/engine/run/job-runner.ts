@@ -218,7 +218,12 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
       else {
         const submitted = await submitJob(ctx, id, step, prepared.fields, attempt, digest, cacheKey);
         if (typeof submitted === 'string') return submitted;
-        if (submitted.kind === 'sync') return await finish(ctx, id, prepared, syncResult(step.task, submitted.result), false, cacheKey);
+        if (submitted.kind === 'sync') {
+          // Charged at once, and its answer states no price: the quoted one is what was charged.
+          const price = state.quotedOf(id);
+          if (price !== null) charged += price;
+          return await finish(ctx, id, prepared, { ...syncResult(step.task, submitted.result), cost: price }, false, cacheKey);
+        }
         job = submitted;
       }
       const paidBefore = state.isPaid(id);
