@@ -23,7 +23,7 @@ export interface ErrorAnswer {
 
 /**
  * The typed error for a non-2xx answer. Matching is on status and the published `code`
- * (spec, Errors §1), never on message text; every string taken from the body is redacted.
+ * (docs/deapi-contract.md#errors), never on message text; every string taken from the body is redacted.
  */
 export function createApiError(answer: ErrorAnswer, redact: Redactor, nowMs: number): ApiError {
   const body = answer.body;

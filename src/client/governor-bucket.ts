@@ -61,7 +61,7 @@ export interface BucketState {
 }
 
 /**
- * A client-side mirror of one server bucket's fixed window (spec, Limits §1: it opens on the
+ * A client-side mirror of one server bucket's fixed window (docs/deapi-contract.md#rate-limits: it opens on the
  * first request and runs W from there). Every request in flight holds a slot; slots are
  * counted per window generation, and a slot taken just before a window ended is carried into
  * the next one until its answer says which window counted it. The window end is the smaller

@@ -1,6 +1,6 @@
 /**
  * Readers for answers whose shape the spec and the public docs disagree on
- * (service-facts.md): each accepts every published form and returns one normalised shape.
+ * (docs/deapi-contract.md#where-the-sources-disagree): each accepts every published form and returns one normalised shape.
  * They never throw; a reader that finds nothing returns `undefined` and the caller decides.
  */
 import { isKnownErrorCode, TERMINAL_JOB_STATUSES } from '../service/index.js';

@@ -57,7 +57,7 @@ export interface ResolvedRequest {
   readonly files: Readonly<Record<string, readonly ValidFile[]>>;
 }
 
-/** 422 errors keyed by field name, each an array of messages (spec, Errors §4). */
+/** 422 errors keyed by field name, each an array of messages (docs/deapi-contract.md#errors). */
 export type FieldErrors = Record<string, string[]>;
 
 export type ValidationResult = { readonly ok: true; readonly request: ResolvedRequest } | { readonly ok: false; readonly errors: FieldErrors };
@@ -135,7 +135,7 @@ export interface RateConfig {
 
 /**
  * Which answers the emulator gives where the written contract and the live service differ:
- * `spec` answers as spec/service-interface.md says; `live` as the live service and its
+ * `spec` answers as the written contract says (docs/deapi-contract.md); `live` as the live service and its
  * public clients do (see profile-shapes.ts).
  */
 export type EmulatorProfile = 'spec' | 'live';

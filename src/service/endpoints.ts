@@ -29,7 +29,7 @@ export interface Endpoint {
   readonly body?: BodyKind;
 }
 
-/** Pool of every price endpoint, v1 and v2 (spec, Limits §3). */
+/** Pool of every price endpoint, v1 and v2 (docs/deapi-contract.md#rate-limits). */
 export const QUOTE_POOL = 'quote';
 /** Pool of job-status polls (public docs: jobs status has its own rate). */
 export const JOBS_STATUS_POOL = 'jobs_status';

@@ -1,5 +1,5 @@
 /**
- * The error `code` values the spec publishes (Errors §3), by HTTP status. The list is open:
+ * The error `code` values the service publishes (docs/deapi-contract.md#errors), by HTTP status. The list is open:
  * a client keeps an unknown value as the status alone.
  */
 export const ERROR_CODES = {
@@ -22,7 +22,7 @@ export function isKnownErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && Object.hasOwn(ERROR_CODES, code);
 }
 
-/** Job `error_code` values the public docs publish (service-facts.md §3). */
+/** Job `error_code` values the public docs publish (docs/deapi-contract.md#jobs). */
 export const JOB_ERROR_CODES = ['WORKER_TIMEOUT', 'WORKER_ERROR', 'PROCESSING_ERROR'] as const;
 
 /**
@@ -43,7 +43,7 @@ export const JOB_ERROR_REASONS = [
   'PROCESSING_FAILED',
 ] as const;
 
-/** Job `status` values: `done` and `error` are terminal (service-facts.md §3 gives the full list). */
+/** Job `status` values: `done` and `error` are terminal (the full list: docs/deapi-contract.md#jobs). */
 export const JOB_STATUSES = ['pending', 'processing', 'done', 'error'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['done', 'error'];

@@ -9,7 +9,7 @@ export const IMAGE_FILE: FileRule = {
   families: ['image'],
 };
 
-/** Audio for v2 transcription (service-facts §2): aac, mpeg, ogg, wav, webm, flac; 20 MB. */
+/** Audio for v2 transcription (docs/deapi-contract.md#size-limits): aac, mpeg, ogg, wav, webm, flac; 20 MB. */
 export const TRANSCRIBE_AUDIO_FILE: FileRule = {
   formats: ['aac', 'mp3', 'mpeg', 'ogg', 'wav', 'webm', 'flac', 'm4a'],
   maxBytes: 20 * MB,
@@ -75,7 +75,7 @@ export const MUSIC_REF_AUDIO_FILE: FileRule = {
 /** Whole request bodies over 75 MB are refused with 413. */
 export const MAX_BODY_BYTES = 75 * MB;
 
-/** Optional webhook fields every submission takes (spec, Events §1 and §3). */
+/** Optional webhook fields every submission takes (docs/deapi-contract.md#tasks-and-their-request-fields). */
 export const WEBHOOK_FIELDS: readonly FieldSpec[] = [
   {
     name: 'webhook_url',

@@ -1,5 +1,5 @@
 /**
- * The models the public docs name (service-facts.md §4), with the `info` the emulator serves
+ * The models the public docs name (docs/deapi-contract.md#models), with the `info` the emulator serves
  * and an offline validator falls back on. Only Flux1schnell has a published `info` item; the
  * other limits are taken from the "key facts" column of that table, and where the docs give
  * nothing, from the nearest documented sibling (marked "INF" below).
@@ -245,7 +245,7 @@ export const MODEL_CATALOGUE: readonly ModelInfo[] = [
     status: 'standard_model',
   },
   {
-    // Voice cloning (mode voice_clone with ref_audio); limits as its CustomVoice sibling (service-facts.md §4).
+    // Voice cloning (mode voice_clone with ref_audio); limits as its CustomVoice sibling (docs/deapi-contract.md#models).
     name: 'Qwen3 TTS 1.7B Base',
     slug: 'Qwen3_TTS_12Hz_1_7B_Base',
     inference_types: ['txt2audio'],
@@ -257,7 +257,7 @@ export const MODEL_CATALOGUE: readonly ModelInfo[] = [
     status: 'standard_model',
   },
   {
-    // Voice design (mode voice_design with instruct); limits as its CustomVoice sibling (service-facts.md §4).
+    // Voice design (mode voice_design with instruct); limits as its CustomVoice sibling (docs/deapi-contract.md#models).
     name: 'Qwen3 TTS 1.7B VoiceDesign',
     slug: 'Qwen3_TTS_12Hz_1_7B_VoiceDesign',
     inference_types: ['txt2audio'],

@@ -1,4 +1,4 @@
-/** Rate-limit header names (spec, Limits §5 and §6). */
+/** Rate-limit header names (docs/deapi-contract.md#rate-limits). */
 export const RATE_LIMIT_HEADERS = {
   limit: 'X-RateLimit-Limit',
   remaining: 'X-RateLimit-Remaining',

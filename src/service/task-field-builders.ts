@@ -1,5 +1,5 @@
 // Field builders shared by the task catalogue (tasks-*.ts). Request fields the spec leaves
-// "not shown" come from the public docs as summarised in shared/service-facts.md §2.
+// "not shown" come from the public docs (docs/deapi-contract.md#tasks-and-their-request-fields).
 import { IMAGE_FILE } from './file-rules.js';
 import type { FieldSpec, V1Endpoint } from './types.js';
 

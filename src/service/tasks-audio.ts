@@ -73,7 +73,7 @@ export const AUDIO_TASKS = [
     resultKind: 'audio',
     modelField: 'model',
     v1: [v1Same('txt2audio')],
-    source: 'service-facts.md §2 audio/speech',
+    source: 'public docs, audio/speech',
   },
   {
     id: 'audio.music',
@@ -150,7 +150,7 @@ export const AUDIO_TASKS = [
     resultKind: 'audio',
     modelField: 'model',
     v1: [v1Same('txt2music')],
-    source: 'spec (POST /api/v2/audio/music/price, txt2music) and service-facts.md §2',
+    source: 'spec (POST /api/v2/audio/music/price, txt2music) and the public docs',
   },
   {
     id: 'audio.transcribe',
@@ -263,6 +263,6 @@ export const AUDIO_TASKS = [
         inferenceTypes: ['audio2text'],
       },
     ],
-    source: 'service-facts.md §2 audio/transcriptions; v1 audiofile2txt/videofile2txt from the spec',
+    source: 'public docs, audio/transcriptions; v1 audiofile2txt/videofile2txt from the spec',
   },
 ] satisfies readonly TaskSpec[];

@@ -32,7 +32,7 @@ export const IMAGE_TASKS = [
     resultKind: 'image',
     modelField: 'model',
     v1: [v1Same('txt2img')],
-    source: 'service-facts.md §2 Images (openapi-v2.json)',
+    source: 'public docs, Images (openapi-v2.json)',
   },
   {
     id: 'image.edit',
@@ -73,7 +73,7 @@ export const IMAGE_TASKS = [
     resultKind: 'image',
     modelField: 'model',
     v1: [v1Same('img2img')],
-    source: 'service-facts.md §2 Images',
+    source: 'public docs, Images',
   },
   {
     id: 'image.ocr',
@@ -97,7 +97,7 @@ export const IMAGE_TASKS = [
     resultKind: 'text',
     modelField: 'model',
     v1: [v1Same('img2txt')],
-    source: 'spec (POST /api/v2/images/ocr/price) and service-facts.md §2',
+    source: 'spec (POST /api/v2/images/ocr/price) and the public docs',
   },
   {
     id: 'image.remove-background',
@@ -114,7 +114,7 @@ export const IMAGE_TASKS = [
     resultKind: 'image',
     modelField: 'model',
     v1: [v1Same('img-rmbg')],
-    source: 'service-facts.md §2 Images',
+    source: 'public docs, Images',
   },
   {
     id: 'image.upscale',
@@ -131,6 +131,6 @@ export const IMAGE_TASKS = [
     resultKind: 'image',
     modelField: 'model',
     v1: [v1Same('img-upscale')],
-    source: 'spec (POST /api/v1/client/img-upscale) and service-facts.md §2',
+    source: 'spec (POST /api/v1/client/img-upscale) and the public docs',
   },
 ] satisfies readonly TaskSpec[];

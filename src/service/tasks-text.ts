@@ -30,7 +30,7 @@ export const TEXT_TASKS = [
     resultKind: 'vectors',
     modelField: 'model',
     v1: [v1Same('txt2embedding')],
-    source: 'service-facts.md §2 embeddings',
+    source: 'public docs, embeddings',
   },
   {
     id: 'prompt.enhance',
@@ -76,6 +76,6 @@ export const TEXT_TASKS = [
         errorsAsArray: true,
       },
     ],
-    source: 'service-facts.md §2 prompts/enhancements (docs list of `type`); v1 prompt/speech from the spec',
+    source: 'public docs, prompts/enhancements (docs list of `type`); v1 prompt/speech from the spec',
   },
 ] satisfies readonly TaskSpec[];

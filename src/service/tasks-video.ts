@@ -32,7 +32,7 @@ export const VIDEO_TASKS = [
     resultKind: 'video',
     modelField: 'model',
     v1: [v1Same('txt2video')],
-    source: 'service-facts.md §2 Videos',
+    source: 'public docs, Videos',
   },
   {
     id: 'video.animate',
@@ -65,7 +65,7 @@ export const VIDEO_TASKS = [
     resultKind: 'video',
     modelField: 'model',
     v1: [v1Same('img2video')],
-    source: 'service-facts.md §2 Videos',
+    source: 'public docs, Videos',
   },
   {
     id: 'video.audio-sync',
@@ -98,7 +98,7 @@ export const VIDEO_TASKS = [
     resultKind: 'video',
     modelField: 'model',
     v1: [v1Same('aud2video')],
-    source: 'service-facts.md §2 Videos',
+    source: 'public docs, Videos',
   },
   {
     id: 'video.replace',
@@ -127,7 +127,7 @@ export const VIDEO_TASKS = [
     resultKind: 'video',
     modelField: 'model',
     v1: [{ path: `${V1}/videos/replace`, pricePath: `${V1}/videos/replace/price` }],
-    source: 'service-facts.md §2 Videos; v1 twin path from the spec',
+    source: 'public docs, Videos; v1 twin path from the spec',
   },
   {
     id: 'video.upscale',
@@ -158,7 +158,7 @@ export const VIDEO_TASKS = [
     resultKind: 'video',
     modelField: 'model',
     v1: [v1Same('vid-upscale')],
-    source: 'service-facts.md §2 Videos',
+    source: 'public docs, Videos',
   },
   {
     id: 'video.describe',
@@ -196,7 +196,7 @@ export const VIDEO_TASKS = [
     resultKind: 'json',
     modelField: 'model',
     v1: [],
-    source: 'spec (Video description) for the fields; path from the public docs (service-facts.md §2)',
+    source: 'spec (Video description) for the fields; path from the public docs',
   },
   {
     id: 'video.remove-background',
@@ -219,6 +219,6 @@ export const VIDEO_TASKS = [
     resultKind: 'video',
     modelField: 'model',
     v1: [v1Same('vid-rmbg')],
-    source: 'public docs only (service-facts.md §2 "missing from the spec index"); v1 vid-rmbg per real-clients.md',
+    source: "public docs only (missing from the spec's index); v1 vid-rmbg as deAPI's public clients send it",
   },
 ] satisfies readonly TaskSpec[];

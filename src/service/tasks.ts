@@ -1,6 +1,6 @@
-// The task catalogue: paths, envelopes and the fields the spec details come from
-// spec/service-interface.md; request fields the spec leaves "not shown" come from the public
-// docs as summarised in shared/service-facts.md §2 (each entry says which in `source`).
+// The task catalogue: paths, envelopes and the fields the written contract details come from
+// it; request fields it leaves "not shown" come from the public docs (each entry says which in
+// `source`). Both are summarised in docs/deapi-contract.md#tasks-and-their-request-fields.
 import { AUDIO_TASKS } from './tasks-audio.js';
 import { IMAGE_TASKS } from './tasks-image.js';
 import { TEXT_TASKS } from './tasks-text.js';

@@ -1,5 +1,5 @@
 /**
- * Types of the service contract (`spec/service-interface.md`), written down as data in this
+ * Types of the service contract (`docs/deapi-contract.md`), written down as data in this
  * folder. The client, the emulator and the workflow schema all read the same entries.
  */
 
@@ -177,6 +177,6 @@ export interface TaskSpec {
   /** The field that names the model (`model`, or `model_slug` for prompt enhancement). */
   readonly modelField: string | null;
   readonly v1: readonly V1Endpoint[];
-  /** Where a field list comes from the public docs rather than the spec (see service-facts.md). */
+  /** Where a field list comes from the public docs rather than the spec (see docs/deapi-contract.md#tasks-and-their-request-fields). */
   readonly source: string;
 }

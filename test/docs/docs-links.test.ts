@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { anchorsOf, markdownProse as prose } from '../helpers/markdown-anchors.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const README_MAX_LINES = 300;
@@ -16,41 +17,6 @@ function markdownFiles(dir: string): string[] {
     if (statSync(path).isDirectory()) return markdownFiles(path);
     return name.endsWith('.md') ? [path] : [];
   });
-}
-
-/** The text outside fenced code blocks. */
-function prose(text: string): string {
-  let fenced = false;
-  return text
-    .split('\n')
-    .filter((line) => {
-      if (/^\s*```/.test(line)) {
-        fenced = !fenced;
-        return false;
-      }
-      return !fenced;
-    })
-    .join('\n');
-}
-
-/** GitHub's anchors for the headings of a Markdown text (duplicates get -1, -2, …). */
-function anchorsOf(text: string): Set<string> {
-  const anchors = new Set<string>();
-  const seen = new Map<string, number>();
-  for (const line of prose(text).split('\n')) {
-    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-    if (!heading) continue;
-    const base = heading[1]!
-      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\- _]/gu, '')
-      .replace(/ /g, '-');
-    const count = seen.get(base) ?? 0;
-    seen.set(base, count + 1);
-    anchors.add(count === 0 ? base : `${base}-${count}`);
-  }
-  for (const match of text.matchAll(/<a\s+(?:name|id)="([^"]+)"/g)) anchors.add(match[1]!);
-  return anchors;
 }
 
 /** The relative links of a Markdown text: `[text](target)`, outside code. */

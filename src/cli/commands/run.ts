@@ -7,7 +7,7 @@
  *
  * Every run is journalled in the state folder: running the same workflow again resumes its
  * last unfinished run (or `--run-id`), and jobs unchanged since an earlier run come from the
- * result cache (docs/durable-runs.md). The action lives in run-action.ts, loaded when the
+ * result cache (docs/running.md#durable-runs-resume-the-result-cache-unknown-webhooks). The action lives in run-action.ts, loaded when the
  * command runs.
  */
 import { type Command, Option } from 'commander';

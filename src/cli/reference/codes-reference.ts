@@ -48,7 +48,7 @@ export function renderCodesReference(sources: CodeSources): string {
   lines.push(
     '## Codes the service publishes',
     '',
-    'What deAPI answers with, as deflow reads it. These lists are open: a value not listed here is kept as the service sent it.',
+    'What deAPI answers with, as deflow reads it ([the deAPI contract](../deapi-contract.md#errors)). These lists are open: a value not listed here is kept as the service sent it.',
     '',
     ...table(['error `code`', 'HTTP status'], Object.entries(ERROR_CODES).map(([c, status]) => [code(c), String(status)])),
     '',

@@ -1,6 +1,6 @@
 /**
  * Prices in integer micro-dollars: `Math.round(raw × 1e6)` of the USD formulas below, built
- * from the published rates (service-facts.md §5). A submission and its price twin with the same
+ * from the published rates (docs/deapi-contract.md#prices-and-the-account). A submission and its price twin with the same
  * parameters get the same number; a twin given `duration_seconds` / `duration` / `count_text`
  * prices exactly what a file of that length (or a text of that many characters) would cost.
  *

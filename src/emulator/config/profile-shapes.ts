@@ -1,7 +1,7 @@
 /**
  * The answers that differ between the two profiles (config `profile`):
  *
- * | answer     | `spec` (spec/service-interface.md)                    | `live` (the live service, its public clients)           |
+ * | answer     | `spec` (docs/deapi-contract.md, the written contract)| `live` (the live service, its public clients)           |
  * |------------|--------------------------------------------------------|----------------------------------------------------------|
  * | model list | `{ data: { data: [model], links, meta }, links, meta }` | `{ data: [model], links, meta }` (public docs, every client) |
  * | balance    | `{ balance }`                                          | `{ balance, data: { balance } }` (v1 OpenAPI, MCP server)  |

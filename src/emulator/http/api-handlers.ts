@@ -77,7 +77,7 @@ async function answerTask(request: ApiRequest, services: EmulatorServices): Prom
   return jsonResponse(200, { data: { request_id: job.requestId } });
 }
 
-/** 422; the v1 endpoint that lists errors answers `[{ field, messages }]` (spec, Errors §4). */
+/** 422; the v1 endpoint that lists errors answers `[{ field, messages }]` (docs/deapi-contract.md#errors). */
 function validationFailure(errors: FieldErrors, asArray: boolean): ApiResponse {
   const message = summariseErrors(errors);
   if (!asArray) return validationResponse(errors, message);

@@ -24,7 +24,7 @@ export interface ApiKey {
   lastUsedAtMs: number;
 }
 
-/** The 401 `code` of a refused credential (spec, Authentication §5). */
+/** The 401 `code` of a refused credential (docs/deapi-contract.md#authentication-and-keys). */
 export type AuthFailure = 'missing_key' | 'invalid_key' | 'key_revoked' | 'key_expired';
 
 export type AuthResult = { readonly ok: true; readonly key: ApiKey } | { readonly ok: false; readonly code: AuthFailure };

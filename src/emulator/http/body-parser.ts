@@ -1,5 +1,5 @@
 /**
- * Request bodies as Laravel reads them (research/real-clients.md §7): JSON, multipart (files
+ * Request bodies as Laravel reads them (docs/deapi-contract.md#requests-and-answers): JSON, multipart (files
  * streamed to temporary files) and url-encoded, on every POST whatever its endpoint's usual
  * kind; an empty form part is absent; `name[]` and `a[0][b]` build arrays and objects; an
  * unreadable body is an empty one (validation then answers 422). Bodies over 75 MB are

@@ -1,5 +1,5 @@
 /**
- * Key IP whitelists (spec, Authentication §3): single addresses and CIDR ranges, IPv4 and
+ * Key IP whitelists (docs/deapi-contract.md#authentication-and-keys): single addresses and CIDR ranges, IPv4 and
  * IPv6, where an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is the IPv4 address it maps.
  */
 import { BlockList, isIP } from 'node:net';

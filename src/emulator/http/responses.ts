@@ -1,5 +1,5 @@
 /**
- * Response values of the emulator and the default error envelope of the spec (Errors §2):
+ * Response values of the emulator and the default error envelope (docs/deapi-contract.md#errors):
  * `{ message, errors, statusCode, data, code? }`, `errors` an object keyed by field on 422 and
  * an empty array otherwise; `code` only where the spec publishes one.
  */

@@ -1,5 +1,5 @@
 /**
- * The inference type slug a job runs as (webhook `job_type`, service-facts.md §1): for tasks
+ * The inference type slug a job runs as (webhook `job_type`, docs/deapi-contract.md#webhooks): for tasks
  * with several, the one matching the source (URL or upload, audio or video).
  */
 import { endpointInferenceTypes } from '../../service/index.js';

@@ -1,5 +1,5 @@
 /**
- * The `metadata` object of a URL-source job with `include_metadata` (service-facts.md §3): 30
+ * The `metadata` object of a URL-source job with `include_metadata` (docs/deapi-contract.md#jobs): 30
  * keys, absent values null (never omitted). YouTube-like sources fill the basic keys; TikTok
  * fills the social ones too. Values are derived from the URL, so they are stable.
  */

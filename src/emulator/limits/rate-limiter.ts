@@ -1,5 +1,5 @@
 /**
- * Fixed windows per bucket (spec, Limits §1–§6): a window opens on the first request into its
+ * Fixed windows per bucket (docs/deapi-contract.md#rate-limits): a window opens on the first request into its
  * bucket — even one that is then refused — and runs its full length "from that second" on the
  * virtual clock (it starts at the whole second, so X-RateLimit-Reset and Daily-Reset are
  * exactly 60 and 86400 s after the second of the opening request); the next request after it

@@ -1,5 +1,5 @@
 /**
- * Which bucket a request spends and where its rate comes from (spec, Limits §2–§6; config
+ * Which bucket a request spends and where its rate comes from (docs/deapi-contract.md#rate-limits; config
  * `rate_limits`). Submissions spend their endpoint's pool (shared by the v1 twin) or, for a
  * recognised model with an override, that model's bucket; price endpoints share `quote`.
  */

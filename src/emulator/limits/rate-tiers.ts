@@ -1,5 +1,5 @@
 /**
- * The published rate-limit tiers of the public docs (service-facts.md §5, "Rate limits,
+ * The published rate-limit tiers of the public docs (docs/deapi-contract.md#rate-limits, "Rate limits,
  * Basic" and "Rate limits, Premium"), as `rate_limits` entries. `tier: basic | premium` in
  * the config starts from these; every `rate_limits` key the config sets still wins.
  *

@@ -1,5 +1,5 @@
 /**
- * Laravel's validation messages, as the service prints them (spec, Errors §4; public docs:
+ * Laravel's validation messages, as the service prints them (docs/deapi-contract.md#errors; public docs:
  * "The width field must be at least 512. (and 2 more errors)").
  */
 import type { FieldErrors } from '../types.js';

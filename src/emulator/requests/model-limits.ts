@@ -1,6 +1,6 @@
 /**
  * Tolerant readers of a model's `info` (limits, defaults and features may come as numeric
- * strings or "0"/"1" from a PHP backend; see service-facts.md §4).
+ * strings or "0"/"1" from a PHP backend; see docs/deapi-contract.md#models).
  */
 import type { ModelInfo } from '../../service/index.js';
 

@@ -1,5 +1,5 @@
 /**
- * Validates a submission or price request the way the service does (spec, Errors §4): every
+ * Validates a submission or price request the way the service does (docs/deapi-contract.md#errors): every
  * failing field at once, several messages per field, lenient coercion of form values, model
  * defaults filling required fields a client left out, unknown fields ignored.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhook bodies and signatures as the service sends them (service-facts.md §1): the body is
+ * Webhook bodies and signatures as the service sends them (docs/deapi-contract.md#webhooks): the body is
  * serialised Laravel-style with `/` escaped as `\/`, and `X-DeAPI-Signature` is
  * `sha256=` + hex HMAC-SHA256(secret, "<X-DeAPI-Timestamp>." + raw body).
  */

@@ -1,6 +1,6 @@
 /**
  * The result-cache seam: asked before every submission, told after every job. The result
- * cache (result-cache.ts) implements it in issue 8; the default finds nothing.
+ * cache (result-cache.ts) implements it (docs/running.md#the-result-cache); the default finds nothing.
  */
 import type { RequestFields } from '../../client/index.js';
 import type { NodeResult } from '../contracts/node-result.js';

@@ -1,6 +1,6 @@
 /**
  * The engine's durable-state seam. Every node transition goes through the run state
- * (run-state.ts), which calls these hooks in order and awaits them; a journal (issue 8)
+ * (run-state.ts), which calls these hooks in order and awaits them; a journal (docs/running.md#the-journal)
  * implements them, the default records nothing. A hook that rejects stops the run: a state
  * change that cannot be recorded must not be acted on.
  */

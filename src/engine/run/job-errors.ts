@@ -1,5 +1,5 @@
 /**
- * What an error means for a node and for the run. The rules (DESIGN.md, Retries): a refusal
+ * What an error means for a node and for the run. The rules (docs/running.md#the-client-and-rate-limits): a refusal
  * of the account (401, 403, 402, `insufficient_balance`) or a used-up daily limit stops all
  * new submissions, since every next one would be refused too; other refusals fail the item;
  * a submission that may have reached the service without an answer is `unknown`, never sent

@@ -1,6 +1,6 @@
 /**
  * The one place a node changes state. Each transition updates the compact per-node record,
- * awaits the state recorder (the journal, in issue 8) and then emits the run event, so what
+ * awaits the state recorder (the journal, docs/running.md#the-journal) and then emits the run event, so what
  * reports show has always been recorded first. Per-node data lives in typed arrays indexed
  * by the graph's global node index: a 100,000-item run costs a few bytes per item here.
  */
