@@ -1,8 +1,8 @@
 /**
  * The comments in src/ cite only what a reader of the repository can open: a Markdown file they
- * name exists in the repository (and a `#section` of it exists), and they cite neither an
- * issue tracker ("issue 8") nor numbered sections of documents kept elsewhere ("§3"). Facts
- * about the service are cited as sections of docs/deapi-contract.md.
+ * name exists in the repository (and a `#section` of it exists), and they cite no numbered
+ * section ("§3") of a document kept elsewhere. Facts about the service are cited as sections of
+ * docs/deapi-contract.md.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -54,7 +54,6 @@ function citationProblems(file: string, comment: string): string[] {
       problems.push(`${path} has no section #${anchor}`);
     }
   }
-  if (/\bissues? #?\d+\b/i.test(comment)) problems.push('cites an issue: say what the code does, or cite the docs/ page that explains it');
   if (comment.includes('§')) problems.push('cites a numbered section (§) of a document outside the repository: cite docs/deapi-contract.md#<section>');
   return problems;
 }
@@ -69,19 +68,18 @@ describe('citations in the comments of src/', () => {
     ]);
   });
 
-  it('flags a file outside the repository, a missing section, an issue and a §', () => {
+  it('flags a file outside the repository, a missing section and a §', () => {
     const file = join(root, 'src', 'x.ts');
     expect(citationProblems(file, '// see docs/deapi-contract.md#rate-limits and README.md')).toEqual([]);
     expect(citationProblems(file, '// (service-facts.md §5)')).toHaveLength(2);
     expect(citationProblems(file, '// spec/service-interface.md')).toHaveLength(1);
     expect(citationProblems(file, '// docs/deapi-contract.md#no-such-section')).toEqual(['docs/deapi-contract.md has no section #no-such-section']);
-    expect(citationProblems(file, '// the journal (issue 8)')).toHaveLength(1);
   });
 
   it('cite only files and sections in the repository', () => {
     const problems = sourceFiles(join(root, 'src')).flatMap((file) => {
       const text = readFileSync(file, 'utf8');
-      if (!/\.md\b|§|issue/i.test(text)) return [];
+      if (!/\.md\b|§/.test(text)) return [];
       return commentsOf(file, text).flatMap((comment) => citationProblems(file, comment.text).map((p) => `${relative(root, file)}:${comment.line}: ${p}`));
     });
     expect(problems).toEqual([]);
