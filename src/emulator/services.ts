@@ -5,6 +5,7 @@
 import type { Clock } from '../common/index.js';
 import type { Account } from './account/account.js';
 import type { KeyStore } from './http/auth.js';
+import type { WebhookSender } from './webhooks/webhook-sender.js';
 import type { FaultInjector } from './config/faults.js';
 import type { StatsRecorder } from './http/introspection.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
@@ -28,6 +29,8 @@ export interface EmulatorServices {
   readonly models: ModelRegistry;
   readonly jobs: JobStoreApi;
   readonly faults: FaultInjector;
+  /** The account's webhook deliveries (its breaker: stats, enable). */
+  readonly webhooks: WebhookSender;
   readonly stats: StatsRecorder;
   /** Where uploads are streamed; removed when the emulator closes. */
   readonly tempDir: string;

@@ -93,6 +93,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     models: createModelRegistry(),
     jobs,
     faults: new FaultInjector(config.faults, createRandom(config.seed, 'faults')),
+    webhooks,
     stats,
     tempDir,
     baseUrl: () => url,

@@ -203,6 +203,8 @@ export interface FaultsConfig {
   readonly latency_ms: number;
   /** Share of responses (API and result downloads) cut short after the headers. @default 0 */
   readonly truncate_rate: number;
+  /** Share of accepted submissions whose answer is lost (job created, connection reset). @default 0 */
+  readonly drop_answer_rate: number;
 }
 
 export interface WebhooksConfig {
@@ -217,6 +219,10 @@ export interface WebhooksConfig {
   readonly retry_schedule_s: readonly number[];
   /** A delivery must get a 2xx within this many real ms. @default 10000 */
   readonly timeout_ms: number;
+  /** Consecutive failed deliveries that switch the account's webhooks off; 0 = never. @default 10 */
+  readonly breaker_threshold: number;
+  /** An open breaker also stops per-request URLs (the docs say they are still delivered). @default false */
+  readonly breaker_stops_per_request: boolean;
 }
 
 export interface PaymentConfig {

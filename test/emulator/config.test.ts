@@ -53,8 +53,8 @@ describe('defaults', () => {
         ip_refusals_before_429: 5,
       },
       jobs: { duration_ms: 1500, durations: {}, jitter: 0, queue_share: 0.1, fail_rate: 0, scale_by_input: true },
-      faults: { error_500_rate: 0, reset_rate: 0, latency_ms: 0, truncate_rate: 0 },
-      webhooks: { secret: null, allow_http: false, retry_schedule_s: [0, 60, 120, 300, 600, 1800, 3600, 10800, 21600, 43200], timeout_ms: 10000 },
+      faults: { error_500_rate: 0, reset_rate: 0, latency_ms: 0, truncate_rate: 0, drop_answer_rate: 0 },
+      webhooks: { secret: null, allow_http: false, retry_schedule_s: [0, 60, 120, 300, 600, 1800, 3600, 10800, 21600, 43200], timeout_ms: 10000, breaker_threshold: 10, breaker_stops_per_request: false },
       payments: null,
     });
     expect(keys.map((k) => k.role)).toEqual(['admin', 'api']);

@@ -22,6 +22,32 @@ describe('faults', () => {
     expect(emu.stats().requests).toBe(1);
   });
 
+  it('drop_answer_rate 1: the submission is accepted and its job created, but the answer is a reset', async () => {
+    const emu = await useEmulator({ config: withKeys({ faults: { drop_answer_rate: 1 } }) });
+    await expect(call(emu, 'POST', '/api/v2/images/generations', { key: API_KEY, json: FLUX })).rejects.toThrow();
+    expect(emu.jobs()).toHaveLength(1);
+    expect(emu.stats()).toMatchObject({ submissions: 1, dropped_answers: 1 });
+    // A price request (no job) is answered.
+    const price = await call(emu, 'POST', '/api/v2/images/generations/price', { key: API_KEY, json: FLUX });
+    expect(price.status).toBe(200);
+  });
+
+  it('POST /_emulator/faults {"drop_answers": N} loses the answers of the next N submissions only', async () => {
+    const emu = await useEmulator({ config: withKeys() });
+    const set = await call(emu, 'POST', '/_emulator/faults', { json: { drop_answers: 2 } });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ drop_answers_pending: 2 });
+    await expect(call(emu, 'POST', '/api/v2/images/generations', { key: API_KEY, json: FLUX })).rejects.toThrow();
+    await expect(call(emu, 'POST', '/api/v2/images/generations', { key: API_KEY, json: { ...FLUX, seed: 2 } })).rejects.toThrow();
+    const third = await call(emu, 'POST', '/api/v2/images/generations', { key: API_KEY, json: { ...FLUX, seed: 3 } });
+    expect(third.status).toBe(200);
+    expect(emu.jobs()).toHaveLength(3);
+    expect((await call(emu, 'GET', '/_emulator/faults')).body).toEqual({ drop_answers_pending: 0, drop_answer_rate: 0, dropped_answers: 2 });
+    expect((await call(emu, 'GET', '/_emulator/stats')).body).toMatchObject({ dropped_answers: 2, webhooks: { consecutive_failures: 0, breaker_open: false } });
+    expect((await call(emu, 'POST', '/_emulator/faults', { json: { drop_answers: -1 } })).status).toBe(422);
+    expect((await call(emu, 'POST', '/_emulator/webhooks/enable')).body).toMatchObject({ breaker_open: false });
+  });
+
   it('truncate_rate 1 cuts the body short after announcing its full length', async () => {
     const emu = await useEmulator({ config: withKeys({ faults: { truncate_rate: 1 } }) });
     const res = await request(`${emu.url}/api/v2/account/balance`, { headers: { authorization: `Bearer ${API_KEY}` } });

@@ -127,7 +127,7 @@ describe('introspection', () => {
     await call(emu, 'GET', '/api/v2/nothing-here');
     const stats = await call(emu, 'GET', '/_emulator/stats');
     expect(stats.status).toBe(200);
-    expect(stats.body).toEqual({ requests: 3, by_status: { '200': 1, '401': 1, '404': 1 }, submissions: 0, polls: 0, quotes: 0, downloads: 0 });
+    expect(stats.body).toEqual({ requests: 3, by_status: { '200': 1, '401': 1, '404': 1 }, submissions: 0, polls: 0, quotes: 0, downloads: 0, dropped_answers: 0, webhooks: { delivered: 0, failed: 0, pending: 0, consecutive_failures: 0, breaker_open: false, breaker_trips: 0, suppressed: 0 } });
     const clock = await call(emu, 'GET', '/_emulator/clock');
     expect(clock.body.time_scale).toBe(30);
     expect(typeof clock.body.now_ms).toBe('number');

@@ -7,7 +7,7 @@ import { WebhookSender } from '../../src/emulator/webhooks/webhook-sender.js';
 import { startReceiver } from './webhook-receiver.js';
 
 const SECRET = 'per-request-secret-0123456789abcdef';
-const CONFIG: WebhooksConfig = { secret: null, allow_http: true, retry_schedule_s: [0, 60, 120], timeout_ms: 5000 };
+const CONFIG: WebhooksConfig = { secret: null, allow_http: true, retry_schedule_s: [0, 60, 120], timeout_ms: 5000, breaker_threshold: 10, breaker_stops_per_request: false };
 
 function sender(config: Partial<WebhooksConfig> = {}): WebhookSender {
   const clock = createVirtualClock({ timeScale: 100_000, startMs: Date.UTC(2026, 7, 7, 11, 43, 14) });
@@ -75,15 +75,43 @@ describe('webhook deliveries', () => {
     expect(new Set(receiver.deliveries.map((d) => d.body)).size).toBe(1);
     const stamps = receiver.deliveries.map((d) => Number(d.headers['x-deapi-timestamp']));
     expect((stamps[1] ?? 0) - (stamps[0] ?? 0)).toBeGreaterThanOrEqual(59);
-    await expect.poll(() => s.stats()).toEqual({ delivered: 1, failed: 0, pending: 0 });
+    await expect.poll(() => s.stats()).toMatchObject({ delivered: 1, failed: 0, pending: 0 });
   });
 
   it('gives up after the last attempt of the schedule', async () => {
     const receiver = await startReceiver([500, 500, 500, 500]);
     const s = sender();
     s.notify(job, 'job.failed', receiver.url, SECRET, { jobType: 'txt2img', resultUrl: null });
-    await expect.poll(() => s.stats()).toEqual({ delivered: 0, failed: 1, pending: 0 });
+    await expect.poll(() => s.stats()).toMatchObject({ delivered: 0, failed: 1, pending: 0, consecutive_failures: 1, breaker_open: false });
     expect(receiver.deliveries).toHaveLength(3);
+  });
+
+  it("10 deliveries failed in a row switch the account's webhooks off (the docs' breaker); a 2xx resets the count", async () => {
+    const dead = await startReceiver(Array.from({ length: 40 }, () => 500));
+    const s = sender({ retry_schedule_s: [0] });
+    for (let i = 0; i < 9; i++) s.notify(job, 'job.completed', dead.url, SECRET, { jobType: 'txt2img', resultUrl: null });
+    await expect.poll(() => s.stats()).toMatchObject({ failed: 9, pending: 0, consecutive_failures: 9, breaker_open: false });
+    const alive = await startReceiver();
+    s.notify(job, 'job.completed', alive.url, SECRET, { jobType: 'txt2img', resultUrl: null });
+    await expect.poll(() => s.stats()).toMatchObject({ delivered: 1, consecutive_failures: 0, breaker_open: false });
+    for (let i = 0; i < 10; i++) s.notify(job, 'job.completed', dead.url, SECRET, { jobType: 'txt2img', resultUrl: null });
+    await expect.poll(() => s.stats()).toMatchObject({ failed: 19, pending: 0, consecutive_failures: 10, breaker_open: true, breaker_trips: 1 });
+    // Per-request URLs are still delivered while it is open (the public docs), and enable() closes it.
+    s.notify(job, 'job.completed', alive.url, SECRET, { jobType: 'txt2img', resultUrl: null });
+    await expect.poll(() => s.stats()).toMatchObject({ delivered: 2, suppressed: 0 });
+    s.enable();
+    expect(s.stats()).toMatchObject({ consecutive_failures: 0, breaker_open: false, breaker_trips: 1 });
+  });
+
+  it('an open breaker stops per-request deliveries too when breaker_stops_per_request', async () => {
+    const dead = await startReceiver(Array.from({ length: 10 }, () => 500));
+    const s = sender({ retry_schedule_s: [0], breaker_threshold: 2, breaker_stops_per_request: true });
+    for (let i = 0; i < 2; i++) s.notify(job, 'job.completed', dead.url, SECRET, { jobType: 'txt2img', resultUrl: null });
+    await expect.poll(() => s.stats()).toMatchObject({ failed: 2, breaker_open: true });
+    const alive = await startReceiver();
+    s.notify(job, 'job.completed', alive.url, SECRET, { jobType: 'txt2img', resultUrl: null });
+    expect(s.stats()).toMatchObject({ suppressed: 1, delivered: 0 });
+    expect(alive.deliveries).toHaveLength(0);
   });
 
   it('escapes slashes like PHP json_encode', () => {

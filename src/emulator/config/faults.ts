@@ -21,6 +21,7 @@ export const NO_FAULTS: FaultPlan = { latencyMs: 0, reset: false, error500: fals
 export class FaultInjector {
   readonly #config: FaultsConfig;
   readonly #random: RandomSource;
+  #dropNext = 0;
 
   constructor(config: FaultsConfig, random: RandomSource) {
     this.#config = config;
@@ -33,6 +34,28 @@ export class FaultInjector {
     const error500 = this.#random() < this.#config.error_500_rate;
     const truncate = this.#random() < this.#config.truncate_rate;
     return { latencyMs: this.#config.latency_ms, reset, error500: error500 && !reset, truncate };
+  }
+
+  /**
+   * Whether an accepted submission's answer is lost (the job exists; the client sees a reset):
+   * one of the next N targeted by {@link dropNextAnswers}, else at `drop_answer_rate`.
+   */
+  planDropAnswer(): boolean {
+    if (this.#dropNext > 0) {
+      this.#dropNext--;
+      return true;
+    }
+    return this.#config.drop_answer_rate > 0 && this.#random() < this.#config.drop_answer_rate;
+  }
+
+  /** `POST /_emulator/faults {"drop_answers": N}`: the next N submissions lose their answer. */
+  dropNextAnswers(count: number): void {
+    this.#dropNext = count;
+  }
+
+  /** Targeted drops still to come. */
+  get pendingDrops(): number {
+    return this.#dropNext;
   }
 
   /** Faults of a result download (only truncation applies). */

@@ -22,6 +22,24 @@ export interface EmulatorStats {
   readonly quotes: number;
   /** Result files served. */
   readonly downloads: number;
+  /** Submissions accepted (job created) whose answer was dropped by the `drop_answer` fault. */
+  readonly dropped_answers: number;
+  /** Webhook deliveries and the account's breaker. */
+  readonly webhooks?: WebhookStats;
+}
+
+/** The webhook part of GET /_emulator/stats. */
+export interface WebhookStats {
+  readonly delivered: number;
+  readonly failed: number;
+  readonly pending: number;
+  /** Failed deliveries in a row across the account (a 2xx resets it). */
+  readonly consecutive_failures: number;
+  /** The account's webhooks are switched off (POST /_emulator/webhooks/enable switches them on). */
+  readonly breaker_open: boolean;
+  readonly breaker_trips: number;
+  /** Deliveries not attempted because the breaker was open. */
+  readonly suppressed: number;
 }
 
 /** One job of GET /_emulator/jobs. */
@@ -39,13 +57,13 @@ export interface EmulatorJobSummary {
   readonly progress: number;
 }
 
-type Counter = 'submissions' | 'polls' | 'quotes' | 'downloads';
+type Counter = 'submissions' | 'polls' | 'quotes' | 'downloads' | 'dropped_answers';
 
 /** Counts requests and outcomes of one running emulator. */
 export class StatsRecorder {
   #requests = 0;
   readonly #byStatus = new Map<number, number>();
-  readonly #counters: Record<Counter, number> = { submissions: 0, polls: 0, quotes: 0, downloads: 0 };
+  readonly #counters: Record<Counter, number> = { submissions: 0, polls: 0, quotes: 0, downloads: 0, dropped_answers: 0 };
 
   /** An /api or /results request arrived. */
   countRequest(): void {
@@ -87,11 +105,11 @@ export function summariseJob(job: EmulatorJob): EmulatorJobSummary {
 /** Answers GET /_emulator/{stats,jobs,clock}. */
 export function answerIntrospection(
   path: string,
-  sources: { stats: StatsRecorder; jobs: () => readonly EmulatorJob[]; clock: Clock; timeScale: number },
+  sources: { stats: StatsRecorder; jobs: () => readonly EmulatorJob[]; clock: Clock; timeScale: number; webhooks?: () => WebhookStats },
 ): ApiResponse {
   switch (path) {
     case '/_emulator/stats':
-      return jsonResponse(200, sources.stats.snapshot());
+      return jsonResponse(200, { ...sources.stats.snapshot(), ...(sources.webhooks === undefined ? {} : { webhooks: sources.webhooks() }) });
     case '/_emulator/jobs':
       return jsonResponse(200, sources.jobs().map(summariseJob));
     case '/_emulator/clock':

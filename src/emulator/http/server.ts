@@ -11,7 +11,7 @@ import { runApiPipeline } from './api-pipeline.js';
 import { discardUploads, drainRequest } from './body-parser.js';
 import { type FaultPlan, NO_FAULTS, resetConnection, writeTruncated } from '../config/faults.js';
 import { answerIntrospection } from './introspection.js';
-import { type ApiResponse, errorResponse, MESSAGES, methodNotAllowed, routeNotFound } from './responses.js';
+import { type ApiResponse, errorResponse, jsonResponse, MESSAGES, methodNotAllowed, routeNotFound } from './responses.js';
 import type { EmulatorServices } from '../services.js';
 
 /** An HTTP server answering as the service does. Not yet listening. */
@@ -20,6 +20,48 @@ export function createEmulatorServer(services: EmulatorServices): Server {
   // Uploads of tens of MB on slow CI machines must not hit Node's default 300 s request timeout.
   server.requestTimeout = 0;
   return server;
+}
+
+/** The `request_id` of a submission's answer (`{ data: { request_id } }`), else null. */
+function requestIdOf(body: unknown): string | null {
+  const data = typeof body === 'object' && body !== null ? (body as { data?: unknown }).data : undefined;
+  const id = typeof data === 'object' && data !== null ? (data as { request_id?: unknown }).request_id : undefined;
+  return typeof id === 'string' ? id : null;
+}
+
+/** GET /_emulator/faults. */
+function faultState(services: EmulatorServices): Record<string, unknown> {
+  return { drop_answers_pending: services.faults.pendingDrops, drop_answer_rate: services.config.faults.drop_answer_rate, dropped_answers: services.stats.snapshot().dropped_answers };
+}
+
+/** `/_emulator/*` routes that change the emulator (POST), for tests. */
+const CONTROL_ROUTES: Readonly<Record<string, (body: unknown, services: EmulatorServices) => ApiResponse>> = {
+  '/_emulator/faults': (body, services) => {
+    const count = typeof body === 'object' && body !== null ? (body as { drop_answers?: unknown }).drop_answers : undefined;
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+      return jsonResponse(422, { message: 'expected {"drop_answers": N}, N a whole number >= 0', errors: { drop_answers: ['must be a whole number >= 0'] } });
+    }
+    services.faults.dropNextAnswers(count);
+    return jsonResponse(200, faultState(services));
+  },
+  '/_emulator/webhooks/enable': (_body, services) => {
+    services.webhooks.enable();
+    return jsonResponse(200, services.webhooks.stats());
+  },
+};
+
+async function readControlBody(req: IncomingMessage): Promise<unknown> {
+  let text = '';
+  for await (const chunk of req) {
+    text += (chunk as Buffer).toString('utf8');
+    if (text.length > 65_536) return null;
+  }
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 /** Answers one request (the listener of the HTTP and the HTTPS server); a bug is answered 500. */
@@ -35,15 +77,22 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, services
   const url = new URL(req.url ?? '/', 'http://emulator.invalid');
   const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
   if (path.startsWith('/_emulator/')) {
-    const response =
-      req.method === 'GET' || req.method === 'HEAD'
-        ? answerIntrospection(path, {
-            stats: services.stats,
-            jobs: () => services.jobs.list(),
-            clock: services.clock,
-            timeScale: 1 / services.clock.realPerVirtual,
-          })
-        : methodNotAllowed(req.method ?? 'POST', path, ['GET', 'HEAD']);
+    const control = CONTROL_ROUTES[path];
+    let response: ApiResponse;
+    if (control !== undefined && req.method === 'POST') response = control(await readControlBody(req), services);
+    else if (control !== undefined && path !== '/_emulator/faults') response = methodNotAllowed(req.method ?? 'GET', path, ['POST']);
+    else if (req.method === 'GET' || req.method === 'HEAD') {
+      response =
+        path === '/_emulator/faults'
+          ? jsonResponse(200, faultState(services))
+          : answerIntrospection(path, {
+              stats: services.stats,
+              jobs: () => services.jobs.list(),
+              clock: services.clock,
+              timeScale: 1 / services.clock.realPerVirtual,
+              webhooks: () => services.webhooks.stats(),
+            });
+    } else response = methodNotAllowed(req.method ?? 'POST', path, control === undefined ? ['GET', 'HEAD'] : ['GET', 'HEAD', 'POST']);
     await writeJson(req, res, response, NO_FAULTS, services.clock);
     return;
   }
@@ -62,6 +111,13 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, services
   // means a client never sees them linger.
   if (outcome.body) await discardUploads(outcome.body);
   if (outcome.response === 'reset') {
+    resetConnection(res);
+    return;
+  }
+  // An accepted submission whose answer is lost: the job exists (and is charged when it ends),
+  // the client sees a reset and cannot know (docs/deapi-contract.md: no idempotency key).
+  if (req.method === 'POST' && outcome.response.status === 200 && requestIdOf(outcome.response.body) !== null && services.faults.planDropAnswer()) {
+    services.stats.count('dropped_answers');
     resetConnection(res);
     return;
   }
