@@ -8,6 +8,7 @@ import type { CliIO } from '../common/index.js';
 import { registerAccountCommand } from './commands/account.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
+import { registerGcCommand } from './commands/gc.js';
 import { registerInitCommand } from './commands/init.js';
 import { EXIT, exitCodeFor, exitCodeForSignal } from '../common/index.js';
 import { registerModelsCommand } from './commands/models.js';
@@ -54,6 +55,7 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
   registerModelsCommand(program, io, wrap);
   registerAccountCommand(program, io, wrap);
   registerWorkerCommand(program, io, wrap);
+  registerGcCommand(program, io, wrap);
   registerInitCommand(program, io, wrap);
   registerCompletionCommand(program, io, wrap);
   return program;

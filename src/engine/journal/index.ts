@@ -7,3 +7,5 @@ export { RESUMABLE_STATUSES, STATE_DIR_NAME, assertRunId, listRuns, newRunId, re
 export type { RunSummary } from './state-dir.js';
 export { attributeSpend, chargedJobs, readInvocations } from './invocations.js';
 export type { InvocationEntry } from './invocations.js';
+export { collectGarbage } from './state-gc.js';
+export type { GcOptions, GcResult } from './state-gc.js';
