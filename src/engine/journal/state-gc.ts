@@ -164,6 +164,8 @@ async function whatItNeeds(stateDir: string, runId: string): Promise<string | nu
   if (total('unknown') > 0) return `${total('unknown')} item(s) unknown`;
   if (total('running') > 0) return `${total('running')} item(s) with a job at the service`;
   if (total('deferred') > 0) return `${total('deferred')} item(s) deferred`;
+  if (progress.timedOut.length > 0) return `${progress.timedOut.length} item(s) timed-out`;
+  // Journals from before the timed-out state: a failure whose job may still be at the service.
   let timedOut = 0;
   for (const node of state.nodes.values()) {
     const last = node.last as { t?: string; error?: { code?: string } };
