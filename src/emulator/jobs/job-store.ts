@@ -107,7 +107,7 @@ export class JobStore {
       error: null,
     };
     const v = request.values;
-    const source = describeSource(job.taskId, v, request.files);
+    const source = describeSource(request.endpoint.task?.id, v, request.files);
     const webhookUrl = typeof v['webhook_url'] === 'string' ? v['webhook_url'] : null;
     const record: JobRecord = {
       job,

@@ -15,6 +15,7 @@
  *   `enhancement` and `fallback` rates stay at the emulator's defaults).
  * Premium (any payment): 300 per minute on every endpoint, no daily limit.
  */
+import { getTask, TASK_IDS, type TaskId } from '../../service/index.js';
 import type { EmulatorConfig, RateConfig } from '../types.js';
 
 export type RateTier = 'basic' | 'premium';
@@ -26,24 +27,38 @@ export type TierRates = Partial<Pick<Limits, 'generation' | 'endpoints' | 'model
 
 const rate = (rpm: number, rpd: number | null): RateConfig => ({ rpm, rpd });
 
+/**
+ * The basic tier's published rate of each task's submission pool (its `pool` in the
+ * catalogue); null where the docs publish none (the pool keeps the emulator's default).
+ */
+const BASIC_TASK_RATES: Readonly<Record<TaskId, RateConfig | null>> = {
+  'image.generate': rate(3, 100),
+  'image.edit': rate(1, 15),
+  'image.ocr': rate(5, 50),
+  'image.remove-background': rate(5, 100),
+  'image.upscale': rate(5, 100),
+  'video.generate': rate(1, 15),
+  'video.animate': rate(1, 15),
+  'video.audio-sync': rate(1, 15),
+  'video.replace': rate(1, 15),
+  'video.upscale': rate(1, 15),
+  'video.describe': null,
+  'video.remove-background': null,
+  'audio.speech': rate(5, 300),
+  'audio.music': rate(1, 15),
+  'audio.transcribe': rate(1, 10),
+  'text.embed': rate(10, 500),
+  'prompt.enhance': null,
+};
+
 const BASIC: TierRates = {
   generation: null,
-  endpoints: {
-    'images/generations': rate(3, 100),
-    'images/edits': rate(1, 15),
-    'images/ocr': rate(5, 50),
-    'images/background-removals': rate(5, 100),
-    'images/upscales': rate(5, 100),
-    'videos/generations': rate(1, 15),
-    'videos/animations': rate(1, 15),
-    'videos/audio-syncs': rate(1, 15),
-    'videos/replacements': rate(1, 15),
-    'videos/upscales': rate(1, 15),
-    'audio/speech': rate(5, 300),
-    'audio/music': rate(1, 15),
-    'audio/transcriptions': rate(1, 10),
-    embeddings: rate(10, 500),
-  },
+  endpoints: Object.fromEntries(
+    TASK_IDS.flatMap((task) => {
+      const published = BASIC_TASK_RATES[task];
+      return published === null ? [] : [[getTask(task).pool, published] as const];
+    }),
+  ),
   models: { MiniMaxH3_33B_Turbo_INT8: rate(1, 3) },
   quote: rate(50, 200),
   jobs_status: rate(50, 200),

@@ -3,6 +3,8 @@
  * replace / upscale / background removal): where it comes from and how long it is. Prices,
  * job durations, result sizes and the `max_video_duration_seconds` rule all read it.
  */
+import { assertNever } from '../../common/index.js';
+import type { TaskId } from '../../service/index.js';
 import type { ValidFile } from '../types.js';
 import { detectPlatform, type SourcePlatform, urlMediaSeconds } from '../media/url-media.js';
 
@@ -19,10 +21,37 @@ export interface RequestSource {
 
 const URL_FIELDS = ['source_url', 'video_url', 'audio_url'];
 const FILE_FIELDS = ['source_file', 'video_file', 'audio', 'video'];
-/** Media tasks whose price and duration follow the source length. */
-const SOURCE_TASKS = new Set(['audio.transcribe', 'video.describe', 'video.replace', 'video.upscale', 'video.remove-background']);
-/** Video twins that take `duration` (public docs, SDK) where the others take `duration_seconds`. */
-const DURATION_TWINS = new Set(['video.replace', 'video.upscale', 'video.remove-background']);
+/**
+ * Where a task's source length is given when no URL or file is (price twins): the media tasks
+ * whose price and duration follow the source length; video twins take `duration` (public
+ * docs, SDK) where the others take `duration_seconds`. Null: the task has no source media.
+ */
+function durationFieldOf(task: TaskId): 'duration_seconds' | 'duration' | null {
+  switch (task) {
+    case 'audio.transcribe':
+    case 'video.describe':
+      return 'duration_seconds';
+    case 'video.replace':
+    case 'video.upscale':
+    case 'video.remove-background':
+      return 'duration';
+    case 'image.generate':
+    case 'image.edit':
+    case 'image.ocr':
+    case 'image.remove-background':
+    case 'image.upscale':
+    case 'video.generate':
+    case 'video.animate':
+    case 'video.audio-sync':
+    case 'audio.speech':
+    case 'audio.music':
+    case 'text.embed':
+    case 'prompt.enhance':
+      return null;
+    default:
+      return assertNever(task, 'task');
+  }
+}
 
 /**
  * Seconds of an uploaded file. When the container gave no duration, estimate from the size
@@ -37,11 +66,12 @@ const NONE: RequestSource = { kind: 'none', field: null, seconds: 0, platform: n
 
 /** The source of a request of task `taskId`, from its resolved values and files. */
 export function describeSource(
-  taskId: string,
+  taskId: TaskId | undefined,
   values: Readonly<Record<string, unknown>>,
   files: Readonly<Record<string, readonly ValidFile[]>>,
 ): RequestSource {
-  if (!SOURCE_TASKS.has(taskId)) return NONE;
+  const durationField = taskId === undefined ? null : durationFieldOf(taskId);
+  if (durationField === null) return NONE;
   for (const field of URL_FIELDS) {
     const url = values[field];
     if (typeof url === 'string') {
@@ -52,7 +82,6 @@ export function describeSource(
     const file = files[field]?.[0];
     if (file) return { kind: 'file', field, seconds: fileSeconds(file), platform: null, url: null, file };
   }
-  const durationField = DURATION_TWINS.has(taskId) ? 'duration' : 'duration_seconds';
   const seconds = values[durationField];
   if (typeof seconds === 'number') {
     const platform = typeof values['platform'] === 'string' ? (values['platform'] as SourcePlatform) : null;

@@ -5,7 +5,7 @@
  */
 import { type Endpoint, endpointRequiredWithout, endpointSourceOptional } from '../../service/index.js';
 import type { ModelInfo } from '../../service/index.js';
-import type { FieldSpec } from '../../service/index.js';
+import type { FieldSpec, TaskId } from '../../service/index.js';
 import { addError, MESSAGES } from './error-messages.js';
 import { featureFlag, limitNumber } from './model-limits.js';
 import { describeSource } from './request-source.js';
@@ -25,10 +25,25 @@ export interface RuleInput {
   readonly model: ModelInfo | null;
 }
 
-/** Inference types a model needs per source kind, for tasks that split them. */
-const SOURCE_TYPES: Readonly<Record<string, { url: readonly string[]; file: readonly string[] }>> = {
+/** Inference types a model needs per source kind, for tasks that split them (null: any type of the task). */
+const SOURCE_TYPES: Readonly<Record<TaskId, { url: readonly string[]; file: readonly string[] } | null>> = {
   'audio.transcribe': { url: ['audio2text', 'video2text'], file: ['audio_file2text', 'video_file2text'] },
   'video.describe': { url: ['video2desc'], file: ['video_file2desc'] },
+  'image.generate': null,
+  'image.edit': null,
+  'image.ocr': null,
+  'image.remove-background': null,
+  'image.upscale': null,
+  'video.generate': null,
+  'video.animate': null,
+  'video.audio-sync': null,
+  'video.replace': null,
+  'video.upscale': null,
+  'video.remove-background': null,
+  'audio.speech': null,
+  'audio.music': null,
+  'text.embed': null,
+  'prompt.enhance': null,
 };
 
 const TIKTOK_MODEL = 'WhisperLargeV3Ct2';

@@ -5,6 +5,7 @@
  * inside it; a gather sums its items), an image field gets a blank image of the size the
  * upstream step produces. Anything else is unknown, with what would make it known.
  */
+import { assertNever } from '../../common/index.js';
 import { findField, getTask } from '../../service/index.js';
 import type { FieldSpec, TaskId } from '../../service/index.js';
 import { sizeVariableOf } from './price-classes.js';
@@ -88,8 +89,16 @@ export function wouldKnow(upstreamTask: TaskId | undefined, field: string): stri
     case 'image.ocr':
     case 'prompt.enhance':
       return `a fixed \`with.${field}\`: the length of this step's text depends on content nothing measures before it runs`;
-    default:
+    case undefined:
+    case 'video.replace':
+    case 'video.upscale':
+    case 'video.remove-background':
+    case 'audio.speech':
+    case 'audio.music':
+    case 'text.embed':
       return `a fixed \`with.${field}\`, or sizes fixed in the step it reads`;
+    default:
+      return assertNever(upstreamTask, 'task');
   }
 }
 
