@@ -14,6 +14,7 @@ import { TraceState } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, RandomIdGenerator, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { UsdTally } from '../../common/index.js';
 import type { NodeRef, RunEvent } from '../../engine/index.js';
 import { FileSpanExporter } from './file-span-exporter.js';
 import { parentFromEnvironment, traceIdOfRun } from './trace-ids.js';
@@ -74,7 +75,7 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
 
   let session: Span | null = null;
   let sessionContext: Context = ROOT_CONTEXT;
-  let sessionCost = 0;
+  const sessionCost = new UsdTally();
   const stepSpans = new Map<string, { span: Span; context: Context; cost: number; open: number; done: number; failed: number }>();
   const items = new Map<string, { span: Span; cost: number }>();
   let finished = false;
@@ -130,7 +131,7 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
     const step = stepOf(node.step);
     entry.cost += cost;
     step.cost += cost;
-    sessionCost += cost;
+    sessionCost.add(cost);
     entry.span.setAttribute('deflow.cost_usd', entry.cost);
     entry.span.setAttribute('deflow.item.state', outcome);
     if (error !== undefined) {
@@ -279,7 +280,7 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
           'deflow.status': event.status,
           'deflow.exit_code': event.exitCode,
           // This session's jobs (the sum of its job spans) and the run's, in every session.
-          'deflow.cost_usd': roundUsd(sessionCost),
+          'deflow.cost_usd': sessionCost.usd,
           'deflow.run.cost_usd': event.spent,
           'deflow.items.total': event.counts.total,
           'deflow.items.done': event.counts.done,
@@ -320,9 +321,4 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
       clearTimeout(timer);
     },
   };
-}
-
-/** Sums of float USD, rounded to the micro-dollar the service charges in. */
-function roundUsd(usd: number): number {
-  return Math.round(usd * 1e6) / 1e6;
 }
