@@ -104,8 +104,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   }
 }
 
-function processIO(): CliIO {
+function processIO(): { io: CliIO; firstSignal: () => NodeJS.Signals | undefined } {
   let interrupted = false;
+  let first: NodeJS.Signals | undefined;
   let resolveInterrupt: () => void = () => {};
   const interruptedPromise = new Promise<void>((resolve) => {
     resolveInterrupt = resolve;
@@ -116,11 +117,12 @@ function processIO(): CliIO {
       process.exit(exitCodeForSignal(signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM'));
     }
     interrupted = true;
+    first = signal;
     resolveInterrupt();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return {
+  const io: CliIO = {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
@@ -129,6 +131,7 @@ function processIO(): CliIO {
     interrupted: interruptedPromise,
     isInterrupted: () => interrupted,
   };
+  return { io, firstSignal: () => first };
 }
 
 /**
@@ -137,7 +140,10 @@ function processIO(): CliIO {
  * keep a finished command alive). The package's bin (start-bundle.ts) calls it.
  */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
-  const code = await runCli(argv, processIO());
+  const { io, firstSignal } = processIO();
+  let code = await runCli(argv, io);
+  // A command stopped by the first signal ends 130; stopped by SIGTERM, the process says so: 143.
+  if (code === EXIT.interrupted && firstSignal() === 'SIGTERM') code = exitCodeForSignal('SIGTERM');
   process.exitCode = code;
   setImmediate(() => process.exit(code));
 }

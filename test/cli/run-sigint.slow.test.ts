@@ -59,6 +59,18 @@ function startRun(dir: string) {
 }
 
 describe('deflow run and SIGINT', () => {
+  it('stops on a single SIGTERM the same way, and exits 143 (not 130)', async () => {
+    const clips = Object.fromEntries(Array.from({ length: 4 }, (_, i) => [`clips/c${i}.mp3`, makeMp3(2)]));
+    const emulator = yaml('time_scale: 20', 'rate_limits: { endpoints: { "audio/transcriptions": { rpm: 2 } } }', 'jobs: { duration_ms: 8000, scale_by_input: false }');
+    const dir = await useWorkspace({ 'workflow.yaml': CHAIN, 'emulator.yaml': emulator, ...clips });
+    const run = startRun(dir);
+    await run.submitted;
+    run.child.kill('SIGTERM');
+    const [code] = await once(run.child, 'exit');
+    expect(code).toBe(143);
+    expect(JSON.parse(run.out().trim().split('\n').at(-1)!)).toMatchObject({ type: 'run-finished', status: 'interrupted' });
+  });
+
   it('stops submitting on the first SIGINT, lets jobs in flight settle, writes the report and exits 130', async () => {
     const clips = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`clips/c${i}.mp3`, makeMp3(2)]));
     // Two transcriptions a minute, so most items have not been submitted when the signal comes.
