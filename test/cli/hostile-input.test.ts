@@ -56,7 +56,8 @@ describe('no input reaches exit 70', () => {
 
   it('an output folder that is a file, or holds a NUL; a 300-character file name', async () => {
     const step = ['steps:', '  a:', '    task: audio.speech', SPEAK, '    save: x.mp3'];
-    await refused({ 'workflow.yaml': yaml('version: 1', 'name: o', 'output: /etc/passwd', ...step) }, 'workflow.yaml:3:9: output: expected a folder, got an existing file /etc/passwd');
+    await refused({ 'workflow.yaml': yaml('version: 1', 'name: o', 'output: /etc/passwd', ...step) }, 'workflow.yaml:3:9: output: expected a folder inside the workflow\'s folder (a relative path), got the absolute path /etc/passwd');
+    await refused({ 'workflow.yaml': yaml('version: 1', 'name: o', 'output: notes.txt', ...step), 'notes.txt': 'x' }, 'workflow.yaml:3:9: output: expected a folder, got an existing file');
     await refused({ 'workflow.yaml': yaml('version: 1', 'name: o', 'output: "a\\0b"', ...step) }, 'output: expected an output folder, got a NUL character');
     await refused({ 'workflow.yaml': yaml('version: 1', 'name: o', 'steps:', '  a:', '    task: audio.speech', SPEAK, `    save: ${LONG}.mp3`) }, 'steps.a.save: expected file and folder names of at most 250 bytes, got one of 304');
   });

@@ -86,7 +86,7 @@ export function resolveOutputDir(workflow: Workflow, inputs: Readonly<Record<str
     throw new WorkflowInvalidError([new WorkflowError(WORKFLOW_CODES.expression, at, `cannot render the output folder (${error instanceof Error ? error.message : String(error)})`, { cause: error })]);
   }
   const absolute = resolve(workflow.dir, rendered);
-  const problem = outputDirProblem(rendered, absolute);
+  const problem = outputDirProblem(rendered, absolute, workflow.dir);
   if (problem !== undefined) throw new WorkflowInvalidError([new WorkflowError(WORKFLOW_CODES.savePath, at, problem)]);
   return absolute;
 }

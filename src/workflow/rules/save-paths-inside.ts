@@ -20,10 +20,13 @@ export const savePathsInside: Rule = {
   check(context) {
     const { workflow, report } = context;
     const output = staticValue(workflow.output, KNOWN_NOW, prepareScope({ inputs: context.inputs }));
+    let outDir: string | undefined;
     if (output.kind === 'value') {
       const rendered = String(output.value ?? '');
-      const problem = outputDirProblem(rendered, resolve(workflow.dir, rendered.includes('\0') ? '.' : rendered));
+      const absolute = resolve(workflow.dir, rendered.includes('\0') ? '.' : rendered);
+      const problem = outputDirProblem(rendered, absolute, workflow.dir);
       if (problem !== undefined) report(new WorkflowError(WORKFLOW_CODES.savePath, workflow.locator.at(['output']), problem));
+      else outDir = absolute;
     }
     // Every path known before the run, and the step that saves to it: two steps may not share one.
     const savedBy = new Map<string, string>();
@@ -31,7 +34,7 @@ export const savePathsInside: Rule = {
       const save = step.save;
       if (!save) continue;
       const at = workflow.locator.at(save.path);
-      const shape = savePathProblem(withPlaceholders(save));
+      const shape = savePathProblem(withPlaceholders(save), outDir);
       if (shape) {
         report(new WorkflowError(WORKFLOW_CODES.savePath, at, shape));
         continue;
@@ -54,7 +57,7 @@ export const savePathsInside: Rule = {
         if (rendered.kind !== 'value') continue;
         const path = String(rendered.value ?? '');
         const label = itemLabel(item ? k : undefined, item?.value);
-        const problem = savePathProblem(path);
+        const problem = savePathProblem(path, outDir);
         if (problem) problems.add(`unsafe ${path}`, () => new WorkflowError(WORKFLOW_CODES.savePath, at, `${problem}: ${JSON.stringify(path)}${label}`, problemItem(step.id, item ? k : undefined)));
         const first = seen.get(path);
         if (first !== undefined) problems.add(`duplicate ${path}`, () => new WorkflowError(WORKFLOW_CODES.savePath, at, `items ${first} and ${k} would both be saved to ${JSON.stringify(path)}`));
