@@ -20,3 +20,5 @@ export type { FollowingClock, ServiceClockReading } from './following-clock.js';
 export { fanOutSignal } from './fan-out-signal.js';
 export { addMicros, formatUsd, MICROS_PER_USD, roundUsd, subtractMicros, sumUsd, toMicros, toMicrosDown, toMicrosUp, toUsd, UsdTally, ZERO } from './money.js';
 export type { Micros } from './money.js';
+export { encodePng } from './png.js';
+export type { PngColour } from './png.js';

@@ -22,7 +22,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { onTestFinished } from 'vitest';
 import type { Clock } from '../../src/common/index.js';
-import { seededRandom } from '../../src/emulator/config/seeded-random.js';
+import { createRandom } from '../../src/emulator/config/random.js';
 
 export const FAULTS = ['latency', 'down', 'bandwidth', 'slow-body', 'stall', 'reset', 'cut-after-headers', 'cut-mid-body'] as const;
 export type Fault = (typeof FAULTS)[number];
@@ -111,7 +111,7 @@ export async function startFaultProxy(target: string, options: { clock?: Clock }
     const plan = state.plan;
     if (plan !== seededFor) {
       seededFor = plan;
-      random = seededRandom(plan?.seed ?? 0);
+      random = createRandom(plan?.seed ?? 0, 'fault-proxy');
     }
     const fault = plan !== null && plan.phase === phase && random() < (plan.rate ?? 0.5) ? plan.fault : null;
     if (fault !== null) state.hit[phase]++;

@@ -2,7 +2,7 @@
  * Text results, generated deterministically from a job's seed: transcripts (plain text, or
  * JSON segments when timestamps were asked for), video descriptions, OCR and embeddings.
  */
-import { seededRandom } from '../config/seeded-random.js';
+import { createRandom } from '../config/random.js';
 
 const WORDS = (
   'the a signal river morning quiet city light open market station window garden story people ' +
@@ -32,7 +32,7 @@ interface TranscriptOptions {
 
 /** A transcript of `seconds` of speech: plain text, or `{ text, language, segments }` JSON. */
 export function makeTranscript(seed: number, o: TranscriptOptions): string {
-  const random = seededRandom(seed);
+  const random = createRandom(seed, 'transcript');
   const segments: Record<string, unknown>[] = [];
   for (let start = 0; start < o.seconds; start += SEGMENT_SECONDS) {
     const end = Math.min(o.seconds, start + SEGMENT_SECONDS);
@@ -58,7 +58,7 @@ const MAX_EVENTS = 500;
 
 /** A video description: `{ events, scenes, meta }` JSON. */
 export function makeDescription(seed: number, seconds: number, preset: string): string {
-  const random = seededRandom(seed);
+  const random = createRandom(seed, 'description');
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
   const step = Math.max(seconds / MAX_EVENTS, EVENT_SECONDS[preset] ?? 10);
   const events: Record<string, unknown>[] = [];
@@ -76,7 +76,7 @@ export function makeDescription(seed: number, seconds: number, preset: string): 
 
 /** OCR output: plain text, or `{ text, language, blocks }` JSON. */
 export function makeOcr(seed: number, json: boolean, language: string): string {
-  const random = seededRandom(seed);
+  const random = createRandom(seed, 'ocr');
   const lines = Array.from({ length: 3 + Math.floor(random() * 4) }, () => sentence(random, 4 + Math.floor(random() * 6)));
   const text = lines.join('\n');
   if (!json) return text;
@@ -89,7 +89,7 @@ const DIMENSIONS = 1024;
 /** Embeddings JSON: one unit-length 1024-float vector per input, seeded by the input's hash. */
 export function makeEmbeddings(model: string, inputs: readonly number[]): string {
   const data = inputs.map((hash, index) => {
-    const random = seededRandom(hash);
+    const random = createRandom(hash, 'embedding');
     const raw = Array.from({ length: DIMENSIONS }, () => random() * 2 - 1);
     const norm = Math.sqrt(raw.reduce((s, x) => s + x * x, 0)) || 1;
     return { index, embedding: raw.map((x) => round(x / norm, 6)) };

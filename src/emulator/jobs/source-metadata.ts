@@ -4,7 +4,7 @@
  * fills the social ones too. Values are derived from the URL, so they are stable.
  */
 import { createHash } from 'node:crypto';
-import { seededRandom } from '../config/seeded-random.js';
+import { createRandom } from '../config/random.js';
 import { detectPlatform } from '../media/url-media.js';
 
 const KEYS = [
@@ -21,7 +21,7 @@ const EXTRACTORS: Readonly<Record<string, string>> = {
 /** The metadata of the media at `url`, lasting `seconds`. */
 export function sourceMetadata(url: string, seconds: number): Record<string, unknown> {
   const digest = createHash('sha256').update(url).digest();
-  const random = seededRandom(digest.readUInt32BE(4));
+  const random = createRandom(digest.readUInt32BE(4), 'source-metadata');
   const platform = detectPlatform(url) ?? 'youtube';
   const id = digest.toString('base64url').slice(0, 11);
   const channel = `Channel ${digest.readUInt16BE(8) % 1000}`;

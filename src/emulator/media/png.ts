@@ -1,4 +1,4 @@
-import { crc32, deflateSync } from 'node:zlib';
+import { encodePng } from '../../common/index.js';
 
 /** Options of {@link makePng}. */
 export interface PngOptions {
@@ -8,17 +8,6 @@ export interface PngOptions {
   readonly seed?: number;
   /** Write RGBA with a transparent border (background removal results). @default false */
   readonly alpha?: boolean;
-}
-
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(data, crc32(head.subarray(4))) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
 }
 
 /** A real PNG of the given size: a diagonal gradient whose colours follow `seed`. */
@@ -45,15 +34,5 @@ export function makePng(options: PngOptions): Buffer {
       }
     }
   }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = channels === 4 ? 6 : 2; // colour type: RGBA or RGB
-  return Buffer.concat([
-    SIGNATURE,
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw, { level: 1 })),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return encodePng({ width, height, colour: channels === 4 ? 'rgba' : 'rgb', rows: raw, level: 1 });
 }

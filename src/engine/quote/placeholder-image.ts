@@ -5,33 +5,17 @@
  * 2048×2048 one compresses to a few kilobytes. Sent as a stream, never written to disk.
  */
 import { Readable } from 'node:stream';
-import { crc32, deflateSync } from 'node:zlib';
+import { encodePng } from '../../common/index.js';
 import type { ImageSize } from './quote-estimate.js';
-
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(data, crc32(head.subarray(4))) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
-}
 
 /** A grey PNG of `size` (whole pixels, at least 1×1). */
 export function placeholderPng(size: ImageSize): Buffer {
   const width = Math.max(1, Math.round(size.width));
   const height = Math.max(1, Math.round(size.height));
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 8; // bit depth
-  header[9] = 0; // greyscale
   // Each row: filter byte 0, then `width` grey samples.
   const raw = Buffer.alloc((width + 1) * height, 0x80);
   for (let y = 0; y < height; y++) raw[y * (width + 1)] = 0;
-  return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return encodePng({ width, height, colour: 'grey', rows: raw });
 }
 
 /** The placeholder as a request field value (a stream the client can open again on a retry). */
