@@ -29,6 +29,7 @@ import { checkQueueFlags, runQueuedCommand } from './run-queued.js';
 import { deferredLines, excludedLines } from './run-notes.js';
 import { checkAccount } from './account-check.js';
 import { openRunSession, type RunSession, type RunSessionOptions } from './run-session.js';
+import { recallRunOptions, recordRunOptions } from './run-recall.js';
 import { checkObserverFlags, type ObserverFlags, openRunObservers } from './run-observers.js';
 import { VERSION } from '../version.js';
 
@@ -64,7 +65,11 @@ export interface RunFlags extends RunSessionOptions, ObserverFlags {
   readonly color?: boolean;
 }
 
-export async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
+export async function runCommand(file: string, given: RunFlags, io: CliIO): Promise<number> {
+  // A plain `deflow run` that resumes a run uses the options it journalled (--run-id too; a flag given again overrides).
+  const recalled = await recallRunOptions(file, given, io);
+  const flags = recalled.flags;
+  if (recalled.lines.length > 0) io.stderr.write(`${recalled.lines.join('\n')}\n`);
   const concurrency = flags.concurrency === undefined ? undefined : parseNumber('--concurrency', flags.concurrency, 1, true);
   const maxCost = flags.maxCost === undefined ? undefined : parseNumber('--max-cost', flags.maxCost, 0);
   const webhook = parseWebhookFlags(flags);
@@ -134,7 +139,16 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
 
     // An in-process emulator (--emulator) dies with the process, and with it the jobs of any earlier session.
     const fresh = session.emulator !== null && flags.runId === undefined;
-    const durable = await openDurableRun({ stateDir, graph, clock: client.clock, runId: flags.runId, resubmitUnknown: flags.resubmitUnknown === true, resubmitTimedOut: flags.resubmitTimedOut === true, fresh });
+    const durable = await openDurableRun({
+      stateDir,
+      graph,
+      clock: client.clock,
+      runId: flags.runId,
+      resubmitUnknown: flags.resubmitUnknown === true,
+      resubmitTimedOut: flags.resubmitTimedOut === true,
+      fresh,
+      runOptions: recordRunOptions(flags, io, stateDir, maxCost),
+    });
     if (!flags.quiet) io.stderr.write(describeOpened(durable));
     const resumeCommand = fresh
       ? null

@@ -12,6 +12,7 @@ import { findRun, listRunsBelow } from '../find-run.js';
 import { formatResumeCommand } from '../resume-command.js';
 import { runQueueStatus } from './status-queue.js';
 import { formatTable } from '../text-table.js';
+import { optionFlags } from './run-recall.js';
 
 export interface StatusFlags {
   readonly stateDir?: string;
@@ -37,7 +38,7 @@ export interface RunStatusJson {
    * run's quote gave the step, or null when it had none) and `quoted_unknown_items` (items that
    * quote could not price: `cost_quoted` is then a lower bound).
    */
-  readonly steps: readonly (RunProgress['steps'][number] & { readonly cost_quoted: number | null; readonly quoted_unknown_items: number })[];
+  readonly steps: readonly (RunProgress['steps'][number] & { readonly not_started: number | null; readonly cost_quoted: number | null; readonly quoted_unknown_items: number })[];
   /** The whole run's cost over every session (and per session), against its quote when it had one. */
   readonly cost: {
     readonly actual: number;
@@ -80,7 +81,10 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
   }));
   const steps = progress.steps.map((step) => {
     const subtotal = quoted.get(step.step);
-    return { ...step, cost: roundUsd(step.cost), cost_quoted: subtotal?.point ?? null, quoted_unknown_items: subtotal?.unknown_items ?? 0 };
+    const items = summary.meta?.items?.[step.step];
+    const journalled = step.done + step.running + step.unknown + step.failed + step.skipped + step.withdrawn + step.unsaved + step.deferred + step.timed_out;
+    const notStarted = items === undefined ? null : Math.max(0, items - journalled);
+    return { ...step, not_started: notStarted, cost: roundUsd(step.cost), cost_quoted: subtotal?.point ?? null, quoted_unknown_items: subtotal?.unknown_items ?? 0 };
   });
   const status: RunStatusJson = {
     format_version: 2,
@@ -99,7 +103,17 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
     unknowns: progress.unknowns.map(({ node, reason, requestId }) => ({ node, reason, request_id: requestId })),
     timed_out: progress.timedOut.map(({ node, reason, requestId }) => ({ node, reason, request_id: requestId })),
     torn_tail: replayed.tornTail,
-    resume_command: canResume ? formatResumeCommand({ workflow, runId: summary.runId, stateDir, inputs: replayed.run?.inputs ?? {}, cwd: io.cwd }) : null,
+    resume_command: canResume
+      ? formatResumeCommand({
+          workflow,
+          runId: summary.runId,
+          stateDir,
+          inputs: replayed.run?.inputs ?? {},
+          cwd: io.cwd,
+          // The options the run was run with (also what a plain `deflow run` of the workflow resumes it with).
+          extra: summary.meta?.options === undefined ? [] : optionFlags(summary.meta.options, io.cwd),
+        })
+      : null,
   };
   if (flags.json) io.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
   else io.stdout.write(`${formatStatus(status).join('\n')}\n`);
@@ -165,6 +179,7 @@ export function formatStatus(status: RunStatusJson): string[] {
     const deferred = status.steps.some((s) => s.deferred > 0);
     const unsaved = status.steps.some((s) => s.unsaved > 0);
     const timedOut = status.steps.some((s) => s.timed_out > 0);
+    const notStarted = status.steps.some((s) => (s.not_started ?? 0) > 0);
     const rows = status.steps.map((s) => [
       s.step,
       String(s.done),
@@ -176,10 +191,11 @@ export function formatStatus(status: RunStatusJson): string[] {
       ...(unsaved ? [String(s.unsaved)] : []),
       ...(timedOut ? [String(s.timed_out)] : []),
       String(s.skipped + s.withdrawn),
+      ...(notStarted ? [String(s.not_started ?? '—')] : []),
       formatCost(s.cost),
       quotedCell(s),
     ]);
-    lines.push(formatTable(['step', 'done', 'cached', 'running', ...(deferred ? ['deferred'] : []), 'unknown', 'failed', ...(unsaved ? ['paid, not saved'] : []), ...(timedOut ? ['timed out'] : []), 'skipped', 'spent', 'quoted'], rows));
+    lines.push(formatTable(['step', 'done', 'cached', 'running', ...(deferred ? ['deferred'] : []), 'unknown', 'failed', ...(unsaved ? ['paid, not saved'] : []), ...(timedOut ? ['timed out'] : []), 'skipped', ...(notStarted ? ['not started'] : []), 'spent', 'quoted'], rows));
     if (unsaved) lines.push('', 'paid, not saved: these jobs are paid for; the next run of the workflow fetches their results again and never submits them again');
   }
   const { cost } = status;

@@ -29,7 +29,7 @@ import { canonicalJson } from '../../common/index.js';
 import { type PaidNode, paidSeed, planResume, type ResumePlan, type ResumeSeed, type TimedOutNode, type UnknownNode } from './resume-plan.js';
 import { attributeSpend, chargedJobs, finishInvocation, startInvocation } from './invocations.js';
 import type { EarlierInvocation } from '../contracts/events.js';
-import { createRunDir, listRuns, newRunId, RESUMABLE_STATUSES, readRunMeta, type RunMetaStatus, type RunSummary, runPaths, writeRunMeta } from './state-dir.js';
+import { createRunDir, listRuns, newRunId, RESUMABLE_STATUSES, readRunMeta, type RunMetaStatus, type RunOptionsRecord, type RunSummary, runPaths, writeRunMeta } from './state-dir.js';
 
 export interface OpenDurableRunOptions {
   readonly stateDir: string;
@@ -48,6 +48,14 @@ export interface OpenDurableRunOptions {
   readonly fresh?: boolean;
   /** @default {@link digestWorkflow} of the graph */
   readonly workflowDigest?: string;
+  /** The options that shaped this session, journalled in `run.json` (a plain resume uses them). */
+  readonly runOptions?: RunOptionsRecord;
+}
+
+/** What run.json keeps beside the status: the session's options and the items per step. */
+function metaExtras(options: OpenDurableRunOptions): { options?: RunOptionsRecord; items: Record<string, number> } {
+  const items = Object.fromEntries(options.graph.steps.map((step) => [step.id, step.itemCount]));
+  return options.runOptions === undefined ? { items } : { options: options.runOptions, items };
 }
 
 /**
@@ -168,7 +176,7 @@ async function createRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
   const { stateDir, graph, clock } = options;
   const startedAt = clock.now();
   const paths = createRunDir(stateDir, runId);
-  writeRunMeta(stateDir, { v: 1, run_id: runId, workflow: graph.workflow.file, workflow_digest: digest, status: 'running', started_at: startedAt, finished_at: null });
+  writeRunMeta(stateDir, { v: 1, run_id: runId, workflow: graph.workflow.file, workflow_digest: digest, status: 'running', started_at: startedAt, finished_at: null, ...metaExtras(options) });
   const lock = acquireLock(paths.lock);
   let journal: Journal;
   const seeds: ResumeSeed[] = [];
@@ -224,7 +232,7 @@ async function resumeRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
       notices.push(`run ${runId} started from another version of the workflow or other inputs; its done items are kept as they are`);
     }
     const begun = startedAt ?? replayed.run?.started_at ?? clock.now();
-    writeRunMeta(stateDir, { v: 1, run_id: runId, workflow: graph.workflow.file, workflow_digest: digest, status: 'running', started_at: begun, finished_at: null });
+    writeRunMeta(stateDir, { v: 1, run_id: runId, workflow: graph.workflow.file, workflow_digest: digest, status: 'running', started_at: begun, finished_at: null, ...metaExtras(options) });
     const recorder = new JournalRecorder(journal, ids);
     const earlier = attributeSpend(startInvocation(paths.dir, clock.now(), begun), chargedJobs(replayed));
     return durableRun(options, { runId, resumed: true, paths, journal, recorder, seeds: plan.seeds, plan, unknowns: plan.unknowns, notices, earlier }, begun, digest);
@@ -280,6 +288,7 @@ function durableRun(options: OpenDurableRunOptions, parts: DurableParts, started
         status,
         started_at: startedAt,
         finished_at: finishedAt,
+        ...metaExtras(options),
       });
     },
   };

@@ -92,6 +92,31 @@ export interface RunMeta {
   readonly status: RunMetaStatus;
   readonly started_at: number;
   readonly finished_at: number | null;
+  /** The options that shaped the run (its latest session's): a plain `deflow run` that resumes it uses them. */
+  readonly options?: RunOptionsRecord;
+  /** Items per step (the expanded workflow's), so `deflow status` can say how many have not started. */
+  readonly items?: Readonly<Record<string, number>>;
+}
+
+/**
+ * The command-line options that shaped a run (issue 27, point 4), journalled in `run.json`:
+ * a plain `deflow run WORKFLOW` that resumes the run uses them; one given again overrides it.
+ */
+export interface RunOptionsRecord {
+  readonly keep_going: boolean;
+  /** `--max-cost` (null: none given; the workflow's `budget.max_cost` applies). */
+  readonly max_cost: number | null;
+  readonly allow_unpriced: boolean;
+  /** `--input` pairs as given (`name=value`). */
+  readonly input: readonly string[];
+  /** `--inputs` file, absolute. */
+  readonly inputs_file: string | null;
+  /** `--output` folder, absolute. */
+  readonly output: string | null;
+  /** The state folder, absolute. */
+  readonly state_dir: string;
+  /** `--queue` Redis URL without its password, or null. */
+  readonly queue: string | null;
 }
 
 /** Creates `runs/<runId>/` durably and returns its paths. */
