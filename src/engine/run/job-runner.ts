@@ -211,6 +211,8 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
   const digest = state.recording ? digestRequest(step.task.id, prepared.fields) : '';
   const jobSignal = ctx.control.pollSignal();
   let charged = 0;
+  // A timed-out job may still be charged: what it holds against the cap stays held.
+  let stillHeld = false;
   try {
     for (let attempt = existing?.attempt ?? state.attempts[id]! + 1; ; attempt++) {
       let job: { requestId: string; acceptedAt: number; submittedAt?: number };
@@ -233,6 +235,7 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
       for (let retry = attempt; polled instanceof JobTimeoutError; retry++) {
         const error = toEventError(polled, ctx.client.redact);
         if (retry > step.def.retries || ctx.control.stopping) {
+          stillHeld = true;
           await state.timedOut(id, job.requestId, error);
           return 'timed-out';
         }
@@ -271,7 +274,7 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
     }
   } finally {
     jobSignal.release();
-    ctx.budget.settle(reserved, charged);
+    if (!stillHeld) ctx.budget.settle(reserved, charged);
     if (charged > 0) ctx.pricer.observe(step.id, charged);
   }
 }
