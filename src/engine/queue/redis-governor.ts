@@ -13,7 +13,7 @@ import type { Redis } from 'ioredis';
 import type { AcquireRequest, BucketAnswer, BucketNews, BucketSlots, BucketTicket, Governor, GovernorBucket, GovernorBucketView, GovernorEvents, GovernorPermit, RateLimitSnapshot, Refusal } from '../../client/index.js';
 import { DailyLimitError, ModelRoutes, permitOnce } from '../../client/index.js';
 import { type Clock, systemClock } from '../../common/index.js';
-import type { SubmitGate } from '../run/index.js';
+import { type SubmitGate, SubmitHooks } from '../run/index.js';
 import { claimOf, fairShare } from './fair-share.js';
 import { GovernorAnnouncer, type GovernorMessage, newsMessage, parseMessages } from './governor-news.js';
 import { type MutableShared, SharedBucket, takeTicket } from './shared-bucket.js';
@@ -68,7 +68,7 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
     },
   };
   private readonly announcer = new GovernorAnnouncer(this);
-  private readonly hooks = new WeakMap<AbortSignal, () => Promise<void>>();
+  private readonly hooks = new SubmitHooks();
   /** Buckets whose shared state holds a claim of this process's waiters. */
   private readonly claimed = new Set<string>();
   private readonly channel: string;
@@ -123,25 +123,15 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
   }
 
   async acquire(request: AcquireRequest): Promise<GovernorPermit> {
-    const permit = await this.routes.acquire(request, this.slots);
-    const hook = request.signal === undefined ? undefined : this.hooks.get(request.signal);
-    if (hook === undefined) return permit;
-    this.hooks.delete(request.signal!);
-    try {
-      await hook();
-    } catch (error) {
-      permit.abandon(false);
-      throw error;
-    }
-    return permit;
+    return this.hooks.afterPermit(request, await this.routes.acquire(request, this.slots));
   }
 
   arm(signal: AbortSignal, hook: () => Promise<void>): void {
-    this.hooks.set(signal, hook);
+    this.hooks.arm(signal, hook);
   }
 
   disarm(signal: AbortSignal): void {
-    this.hooks.delete(signal);
+    this.hooks.disarm(signal);
   }
 
   describe(): GovernorBucketView[] {

@@ -19,7 +19,7 @@ export { Scheduler } from './scheduler.js';
 export type { NodeRunners, SeedNode } from './scheduler.js';
 export { NO_RECORDER } from '../contracts/state-recorder.js';
 export type { RecordedDone, RecordedNode, StateRecorder } from '../contracts/state-recorder.js';
-export { GatedGovernor, isSubmitGate } from './submit-gate.js';
+export { GatedGovernor, isSubmitGate, SubmitHooks } from './submit-gate.js';
 export type { SubmitGate } from './submit-gate.js';
 export { SubmitWindow } from './submit-window.js';
 export { watchGovernor } from './watch-governor.js';

@@ -24,29 +24,28 @@ export function isSubmitGate(governor: unknown): governor is SubmitGate {
   return typeof candidate?.arm === 'function' && typeof candidate.disarm === 'function';
 }
 
-/** A rate governor that runs the hook armed for a request's signal once its permit is granted. */
-export class GatedGovernor extends RateGovernor implements SubmitGate {
+/**
+ * The hooks armed on a governor, and what `acquire` does with them once a permit is granted:
+ * runs the one armed for the request's signal (once), and gives the permit back if it throws.
+ * Both governors (this process's and the Redis-backed one) hold one of these.
+ */
+export class SubmitHooks implements SubmitGate {
   private readonly hooks = new WeakMap<AbortSignal, () => Promise<void>>();
 
-  constructor(options: RateGovernorOptions = {}) {
-    super(options);
-  }
-
-  /** Runs `hook` once, when the first request carrying `signal` is granted a permit. */
   arm(signal: AbortSignal, hook: () => Promise<void>): void {
     this.hooks.set(signal, hook);
   }
 
-  /** Forgets an armed hook that never ran (the request failed before its permit). */
   disarm(signal: AbortSignal): void {
     this.hooks.delete(signal);
   }
 
-  override async acquire(request: AcquireRequest): Promise<GovernorPermit> {
-    const permit = await super.acquire(request);
-    const hook = request.signal === undefined ? undefined : this.hooks.get(request.signal);
-    if (hook === undefined) return permit;
-    this.hooks.delete(request.signal!);
+  /** `permit`, once the hook armed for `request`'s signal (if any) has run. */
+  async afterPermit(request: AcquireRequest, permit: GovernorPermit): Promise<GovernorPermit> {
+    const signal = request.signal;
+    const hook = signal === undefined ? undefined : this.hooks.get(signal);
+    if (signal === undefined || hook === undefined) return permit;
+    this.hooks.delete(signal);
     try {
       await hook();
     } catch (error) {
@@ -54,5 +53,28 @@ export class GatedGovernor extends RateGovernor implements SubmitGate {
       throw error;
     }
     return permit;
+  }
+}
+
+/** A rate governor that runs the hook armed for a request's signal once its permit is granted. */
+export class GatedGovernor extends RateGovernor implements SubmitGate {
+  private readonly hooks = new SubmitHooks();
+
+  constructor(options: RateGovernorOptions = {}) {
+    super(options);
+  }
+
+  /** Runs `hook` once, when the first request carrying `signal` is granted a permit. */
+  arm(signal: AbortSignal, hook: () => Promise<void>): void {
+    this.hooks.arm(signal, hook);
+  }
+
+  /** Forgets an armed hook that never ran (the request failed before its permit). */
+  disarm(signal: AbortSignal): void {
+    this.hooks.disarm(signal);
+  }
+
+  override async acquire(request: AcquireRequest): Promise<GovernorPermit> {
+    return this.hooks.afterPermit(request, await super.acquire(request));
   }
 }
