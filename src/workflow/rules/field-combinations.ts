@@ -31,7 +31,8 @@ export const fieldCombinations: Rule = {
         const written = group.filter((name) => step.with.has(name));
         const expected = `expected exactly one of ${group.join(', ')}`;
         if (written.length === 0) report(new WorkflowError(WORKFLOW_CODES.required, at, `${expected}, got none`));
-        if (written.length < 2) continue;
+        // One written field is checked too: an item that renders it empty or null sends none (the service answers 422).
+        if (written.length === 0) continue;
         const presences = written.map((name) => presenceOf(context, step, name));
         const count = Math.max(1, ...presences.map((p) => p.perItem?.length ?? 1));
         const items = context.itemsOf(step.id);
@@ -42,7 +43,10 @@ export const fieldCombinations: Rule = {
           const label = perItem ? itemLabel(k, items.at(k).value) : '';
           const item = problemItem(step.id, perItem ? k : undefined);
           if (yes.length > 1) problems.add('many', () => new WorkflowError(WORKFLOW_CODES.required, at, `${expected}, got ${yes.join(' and ')}${label}`, item));
-          else if (states.every((s) => s.state === 'no')) problems.add('none', () => new WorkflowError(WORKFLOW_CODES.required, at, `${expected}, got none (each is null)${label}`, item));
+          else if (states.every((s) => s.state === 'no')) {
+            const why = written.length === 1 ? `${written[0]} is empty or null` : 'each is empty or null';
+            problems.add('none', () => new WorkflowError(WORKFLOW_CODES.required, at, `${expected}, got none (${why})${label}`, item));
+          }
         }
       }
       for (const field of spec.fields) {

@@ -27,9 +27,16 @@ describe('fieldCombinations', () => {
     const bad = describeStep('    for_each: { items: [{ url: "https://youtu.be/a", file: a.mp4 }, { name: x }, { name: y }] }\n', withs);
     expect((await runRule(tempDir, fieldCombinations, bad)).errors).toEqual([
       'wf.yaml:6:5: steps.d.with: expected exactly one of video_url, video_file, got video_url and video_file (item 0)',
-      'wf.yaml:6:5: steps.d.with: expected exactly one of video_url, video_file, got none (each is null) (item 1)',
-      'wf.yaml:6:5: steps.d.with: expected exactly one of video_url, video_file, got none (each is null) (item 2)',
+      'wf.yaml:6:5: steps.d.with: expected exactly one of video_url, video_file, got none (each is empty or null) (item 1)',
+      'wf.yaml:6:5: steps.d.with: expected exactly one of video_url, video_file, got none (each is empty or null) (item 2)',
     ]);
+  });
+
+  it('names an item that leaves the URL field and the file field empty (the service answers 422)', async () => {
+    const both = describeStep('    for_each: { items: [{ url: "", file: "" }, { url: "https://youtu.be/a", file: "" }] }\n', 'video_url: "${{ item.url }}", video_file: "${{ item.file }}", ');
+    expect((await runRule(tempDir, fieldCombinations, both)).errors).toEqual(['wf.yaml:6:5: steps.d.with: expected exactly one of video_url, video_file, got none (each is empty or null) (item 0)']);
+    const one = describeStep('    for_each: { items: [{ url: "https://youtu.be/a" }, { url: "" }] }\n', 'video_url: "${{ item.url }}", ');
+    expect((await runRule(tempDir, fieldCombinations, one)).errors).toEqual(['wf.yaml:6:5: steps.d.with: expected exactly one of video_url, video_file, got none (video_url is empty or null) (item 1)']);
   });
 
   it('requires the field another one needs', async () => {
