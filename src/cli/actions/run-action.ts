@@ -231,6 +231,7 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
           '--max-cost',
           String(unpriced ? (outcome.budget?.maxCost ?? 0) : suggestCap(outcome)),
           ...(flags.allowUnpriced || unpriced ? ['--allow-unpriced'] : []),
+          ...(flags.keepGoing ? ['--keep-going'] : []),
         ],
       })}\n`);
     }
