@@ -283,6 +283,9 @@ var QUOTE_VERDICT_EXIT = {
   "over-balance": EXIT.overBudget
 };
 
+// dist/common/png.js
+var SIGNATURE = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]);
+
 // dist/cli/start-bundle.js
 var CODE_CACHE_ENV = "DEFLOW_CODE_CACHE";
 function codeCacheFile(bundle, bytes) {
