@@ -124,4 +124,29 @@ describe('a paid result is never paid again', () => {
     const digests = emulator.jobs().map((j) => `${j.task} ${j.params_digest}`);
     expect(new Set(digests).size).toBe(digests.length);
   });
+
+  it('a resume (--run-id) of items paid, not saved fetches their results from the same jobs: no new submission', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': CHAIN, ...clips(2) });
+    const emulator = await useServiceEmulator();
+    const proxy = await useFaultProxy(emulator.url);
+    const through = (args: string[]) => {
+      const io = { ...createFakeCliIO(dir), env: { DEAPI_BASE_URL: proxy.url, DEAPI_API_KEY: emulator.keys.api } };
+      return runCli(args, io).then((code) => ({ code, io }));
+    };
+    proxy.plan = { fault: 'cut-mid-body', phase: 'download', seed: 1, rate: 1 };
+    expect((await through(['run', 'workflow.yaml', '--quiet'])).code).toBe(1);
+    const runId = (await readdir(join(dir, '.deflow', 'runs')))[0]!;
+    const transcripts = emulator.jobs();
+    expect(transcripts.length).toBe(2);
+
+    proxy.plan = null;
+    const resumed = await through(['run', 'workflow.yaml', '--quiet', '--run-id', runId]);
+    expect(resumed.code).toBe(0);
+    // The resume plan polls the two paid transcription jobs again; only the speech jobs are new.
+    const jobs = emulator.jobs();
+    expect(jobs.length).toBe(4);
+    expect(jobs.filter((j) => j.task === transcripts[0]!.task).map((j) => j.request_id).sort()).toEqual(transcripts.map((j) => j.request_id).sort());
+    expect(jobs.filter((j) => j.task !== transcripts[0]!.task).length).toBe(2);
+    expect(emulator.stats().submissions).toBe(4);
+  });
 });
