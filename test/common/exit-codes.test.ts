@@ -14,7 +14,7 @@ import {
 import * as library from '../../src/index.js';
 
 /** The README's exit-code table, literally. */
-const DOCUMENTED = [0, 1, 2, 3, 4, 5, 70, 130, 143];
+const DOCUMENTED = [0, 1, 2, 3, 4, 5, 6, 70, 130, 143];
 
 describe('exit codes: one module maps errors, run statuses and quote verdicts', () => {
   it('maps each error family to the exit code the README documents', () => {
@@ -37,7 +37,7 @@ describe('exit codes: one module maps errors, run statuses and quote verdicts', 
   });
 
   it('maps every run status to its documented exit code', () => {
-    expect(RUN_STATUS_EXIT).toEqual({ done: 0, failed: 1, refused: 3, 'over-budget': 4, 'daily-limit': 5, interrupted: 130 });
+    expect(RUN_STATUS_EXIT).toEqual({ done: 0, failed: 1, refused: 3, 'over-budget': 4, 'daily-limit': 5, 'left-out': 6, interrupted: 130 });
     expect(exitCodeForRun('daily-limit')).toBe(5);
   });
 
