@@ -28,13 +28,32 @@ describe('deflow emulator', () => {
     const match = /^deflow emulator listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(first ?? '');
     expect(match).not.toBeNull();
     expect(Number(match?.[2])).toBeGreaterThan(0);
-    expect(rest).toEqual(['  admin key: cli-admin-key-0123456789  (ci admin)', '  api key: cli-api-key-0123456789  (ci api)']);
+    expect(rest).toEqual(['  time scale: 1 (real time)', '  admin key: cli-admin-key-0123456789  (ci admin)', '  api key: cli-api-key-0123456789  (ci api)']);
     const url = match?.[1] ?? '';
     const balance = await call({ url }, 'GET', '/api/v2/account/balance', { key: 'cli-api-key-0123456789' });
     expect(balance.body).toEqual({ balance: 100 });
     io.interrupt();
     expect(await exit).toBe(0);
     await expect(call({ url }, 'GET', '/api/v2/account/balance')).rejects.toThrow();
+  });
+
+  it('--time-scale N runs the emulator N times faster than real time and says so at start (was only a config key)', async () => {
+    const io = createFakeCliIO(dir);
+    const exit = runCli(['emulator', '--port', '0', '--time-scale', '3600'], io);
+    const out = await io.waitForStdout('api key');
+    expect(out).toMatch(/^ {2}time scale: 3600 \(a real second is 3600 emulator seconds: jobs, rate windows and daily resets run that much faster; times it reports are its own, virtual\)$/m);
+    const url = /listening on (\S+)/.exec(out)![1]!;
+    const first = (await call({ url }, 'GET', '/_emulator/clock')).body.now_ms as number;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const later = (await call({ url }, 'GET', '/_emulator/clock')).body.now_ms as number;
+    // 200 ms of real time is 720 s of emulator time (at least 100 s, whatever the machine's load).
+    expect(later - first).toBeGreaterThan(100_000);
+    io.interrupt();
+    expect(await exit).toBe(0);
+
+    const bad = createFakeCliIO(dir);
+    expect(await runCli(['emulator', '--port', '0', '--time-scale', '0'], bad)).toBe(2);
+    expect(bad.stderrText()).toContain('--time-scale: expected a number > 0');
   });
 
   it('generates and prints one admin and one api key when the config has none', async () => {

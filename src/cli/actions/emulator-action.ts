@@ -12,6 +12,7 @@ export interface EmulatorCommandOptions {
   readonly config?: string;
   readonly profile?: 'spec' | 'live';
   readonly tier?: 'basic' | 'premium';
+  readonly timeScale?: string;
   readonly tlsCert?: string;
   readonly tlsKey?: string;
 }
@@ -19,7 +20,12 @@ export interface EmulatorCommandOptions {
 export async function runEmulatorCommand(options: EmulatorCommandOptions, io: CliIO): Promise<number> {
   const port = parsePort(options.port);
   const tls = await readTls(options, io.cwd);
-  const overrides = { ...(options.profile ? { profile: options.profile } : {}), ...(options.tier ? { tier: options.tier } : {}) };
+  const timeScale = options.timeScale === undefined ? undefined : parseTimeScale(options.timeScale);
+  const overrides = {
+    ...(options.profile ? { profile: options.profile } : {}),
+    ...(options.tier ? { tier: options.tier } : {}),
+    ...(timeScale === undefined ? {} : { time_scale: timeScale }),
+  };
   const emulator = await startEmulator({
     host: options.host,
     port,
@@ -31,6 +37,12 @@ export async function runEmulatorCommand(options: EmulatorCommandOptions, io: Cl
   });
   const { config } = emulator;
   const lines = [`deflow emulator listening on ${emulator.url}`];
+  const scale = 1 / emulator.clock.realPerVirtual;
+  lines.push(
+    scale === 1
+      ? '  time scale: 1 (real time)'
+      : `  time scale: ${Number(scale.toPrecision(6))} (a real second is ${Number(scale.toPrecision(6))} emulator seconds: jobs, rate windows and daily resets run that much faster; times it reports are its own, virtual)`,
+  );
   for (const key of config.keys) {
     const state = key.status === 'active' ? '' : `, ${key.status}`;
     lines.push(`  ${key.role} key: ${key.secret}  (${key.name}${state})`);
@@ -40,6 +52,14 @@ export async function runEmulatorCommand(options: EmulatorCommandOptions, io: Cl
   await io.interrupted;
   await emulator.close();
   return EXIT.ok;
+}
+
+function parseTimeScale(value: string): number {
+  const scale = Number(value);
+  if (value.trim() === '' || !Number.isFinite(scale) || scale <= 0) {
+    throw new DeflowError('E_USAGE_OPTION', `--time-scale: expected a number > 0 (emulator seconds per real second), got ${JSON.stringify(value)}`, { details: { option: '--time-scale' } });
+  }
+  return scale;
 }
 
 function parsePort(value: string): number {

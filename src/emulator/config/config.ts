@@ -41,6 +41,8 @@ type RateInput = Partial<RateConfig> & { readonly rpm: number };
 export interface ConfigOverrides {
   readonly profile?: EmulatorConfig['profile'];
   readonly tier?: 'basic' | 'premium';
+  /** Emulator seconds per real second (`deflow emulator --time-scale N`). */
+  readonly time_scale?: number;
 }
 
 /**
