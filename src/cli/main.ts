@@ -81,6 +81,18 @@ function liveModelFetcher(io: CliIO): (() => Promise<readonly ModelInfo[]>) | un
   };
 }
 
+/**
+ * Options with an optional value, given only as `--option=VALUE` (`--wait-lock[=DURATION]`):
+ * alone, they take no value, and the word after them stays what it is (`run --wait-lock w.yaml`
+ * runs w.yaml), which commander would otherwise take as the option's value.
+ */
+const ATTACHED_VALUE_OPTIONS: ReadonlySet<string> = new Set(['--wait-lock']);
+
+function attachOptionalValues(argv: readonly string[]): string[] {
+  const end = argv.indexOf('--');
+  return argv.map((arg, i) => ((end === -1 || i < end) && ATTACHED_VALUE_OPTIONS.has(arg) ? `${arg}=` : arg));
+}
+
 /** Runs the CLI with `argv` (without node and script) and resolves to the exit code. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   let exitCode: number = EXIT.ok;
@@ -88,7 +100,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     exitCode = code;
   });
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(attachOptionalValues(argv), { from: 'user' });
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {

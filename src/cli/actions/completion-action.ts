@@ -44,7 +44,8 @@ function describeOption(option: Option): OptionSpec {
   return {
     long: option.long ?? option.flags,
     short: option.short ?? null,
-    takesValue: option.required || option.optional,
+    // An optional value is attached (`--wait-lock=10m`, see main.ts): the next word is not the option's.
+    takesValue: option.required,
     choices: option.argChoices ?? [],
     description: option.description,
   };

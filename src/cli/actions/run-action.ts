@@ -60,6 +60,8 @@ export interface RunFlags extends RunSessionOptions, ObserverFlags {
   readonly keepGoing?: boolean;
   /** `--wait-daily`: wait for a used-up daily window to refill instead of deferring its items. */
   readonly waitDaily?: boolean;
+  /** `--wait-lock[=DURATION]`: '' (alone) waits as long as it takes. */
+  readonly waitLock?: string | boolean;
   readonly queue?: string;
   /** commander's `--no-color`. */
   readonly color?: boolean;
@@ -73,6 +75,7 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
   const concurrency = flags.concurrency === undefined ? undefined : parseNumber('--concurrency', flags.concurrency, 1, true);
   const maxCost = flags.maxCost === undefined ? undefined : parseNumber('--max-cost', flags.maxCost, 0);
   const webhook = parseWebhookFlags(flags);
+  const waitLockMs = parseWaitLock(flags.waitLock);
   if (flags.runId !== undefined) assertRunId(flags.runId);
   let inputs: Awaited<ReturnType<typeof readGivenInputs>>;
   try {
@@ -129,7 +132,7 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
       });
     if (flags.dryRun) return await dryRun(io, flags, graph, await quote(), validation.plan);
     if (flags.queue !== undefined) {
-      const queued = await runQueuedCommand(io, { graph, session, stateDir, queueUrl: flags.queue, inputs: inputs.values, budget, quote, concurrency, flags });
+      const queued = await runQueuedCommand(io, { graph, session, stateDir, queueUrl: flags.queue, inputs: inputs.values, budget, quote, concurrency, flags, waitLockMs });
       printSummary(io, { ...flags, report: queued.reportPath }, graph, queued.outcome, session);
       const { status } = queued.outcome;
       if (flags.quiet && queued.resumeCommand !== null && (status === 'interrupted' || status === 'daily-limit')) io.stderr.write(`resume with: ${queued.resumeCommand}\n`);
@@ -139,6 +142,7 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
 
     // An in-process emulator (--emulator) dies with the process, and with it the jobs of any earlier session.
     const fresh = session.emulator !== null && flags.runId === undefined;
+    // Decided holding the state folder's lock: a second `deflow run` here is refused (exit 2), or waits with --wait-lock.
     const durable = await openDurableRun({
       stateDir,
       graph,
@@ -148,6 +152,9 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
       resubmitTimedOut: flags.resubmitTimedOut === true,
       fresh,
       runOptions: recordRunOptions(flags, io, stateDir, maxCost),
+      waitLockMs,
+      onLockWait: (message) => io.stderr.write(`deflow: ${message}\n`),
+      interrupted: io.interrupted,
     });
     if (!flags.quiet) io.stderr.write(describeOpened(durable));
     const resumeCommand = fresh
@@ -337,6 +344,21 @@ function describeOpened(durable: DurableRun): string {
     lines.unshift(`resuming run ${durable.runId}: ${parts.join(', ')}`);
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+const LOCK_WAIT_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86_400e3 };
+
+/** `--wait-lock[=DURATION]`: ms to wait for the state folder (Infinity alone, 0 without the flag). */
+export function parseWaitLock(value: string | boolean | undefined): number {
+  if (value === undefined || value === false) return 0;
+  if (value === true || value.trim() === '') return Number.POSITIVE_INFINITY;
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
+  if (match === null) {
+    throw new DeflowError('E_USAGE_OPTION', `--wait-lock: expected a duration such as 90s, 10m or 2h (or --wait-lock alone: as long as it takes), got ${JSON.stringify(value)}`, {
+      details: { option: '--wait-lock' },
+    });
+  }
+  return Number(match[1]) * (LOCK_WAIT_UNITS[match[2] ?? 's'] ?? 1e3);
 }
 
 /** `--webhook-url` and `--webhook-listen` go together. */

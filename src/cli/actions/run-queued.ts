@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { CliIO } from '../../common/index.js';
 import { DeflowError } from '../../common/index.js';
 import type { Quote, RunEventSink, RunOutcome } from '../../engine/index.js';
+import type { RedisTarget } from '../../engine/distributed.js';
 import { createReporters, KEPT_REPORT_NAME, type MetricsServer, serveMetrics } from '../../report/index.js';
 import type { JobGraph } from '../../workflow/index.js';
 import { formatResumeCommand } from '../resume-command.js';
@@ -24,6 +25,8 @@ export interface QueuedRunInput {
   readonly budget: number | null;
   readonly quote: (onEvent?: RunEventSink) => Promise<Quote>;
   readonly concurrency: number | undefined;
+  /** `--wait-lock`: ms to wait for another coordinator of the workflow (Infinity: as long as it takes; 0: refuse at once). */
+  readonly waitLockMs?: number;
   readonly flags: ObserverFlags & {
     readonly metricsPort?: string;
     readonly runId?: string;
@@ -52,14 +55,36 @@ export function checkQueueFlags(flags: { readonly emulator?: boolean; readonly h
 }
 
 /** Runs the coordinator; resolves with the outcome and where the report went. */
-export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promise<{ outcome: RunOutcome; reportPath: string; resumeCommand: string | null; runId: string; reportError: { error: unknown } | undefined }> {
-  const { graph, session, stateDir, flags } = input;
+export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promise<QueuedResult> {
+  const { graph, session } = input;
   const { shared, scope } = session;
   if (shared === null || scope === null) throw new DeflowError('E_INTERNAL', 'the queue run has no shared governor');
   const queue = await import('../../engine/distributed.js');
   const target = queue.parseRedisUrl(input.queueUrl, '--queue');
   const { digestWorkflow } = await import('../../engine/index.js');
   const workflowDigest = await digestWorkflow(graph);
+  // One coordinator per workflow state: which run to drive is chosen holding the lock.
+  const lock = await queue.acquireCoordinatorLock(shared.redis, queue.accountKeys(scope).coordinator(workflowDigest), {
+    subject: `the queue's runs of ${graph.workflow.file} (these inputs) on ${target.display}`,
+    waitMs: input.waitLockMs ?? 0,
+    onWait: (_holder, message) => io.stderr.write(`deflow: ${message}\n`),
+    onLost: () => io.stderr.write(`deflow: lost the coordinator lock on ${target.display} (this process stalled past its lease): another coordinator may be driving the run\n`),
+    interrupted: io.interrupted,
+  });
+  try {
+    return await coordinate(io, input, target, workflowDigest);
+  } finally {
+    await lock.release();
+  }
+}
+
+type QueuedResult = { outcome: RunOutcome; reportPath: string; resumeCommand: string | null; runId: string; reportError: { error: unknown } | undefined };
+
+async function coordinate(io: CliIO, input: QueuedRunInput, target: RedisTarget, workflowDigest: string): Promise<QueuedResult> {
+  const { graph, session, stateDir, flags } = input;
+  const { shared, scope } = session;
+  if (shared === null || scope === null) throw new DeflowError('E_INTERNAL', 'the queue run has no shared governor');
+  const queue = await import('../../engine/distributed.js');
   const opened = await queue.openQueueRun(shared.redis, scope, { runId: flags.runId, workflowDigest, clock: session.client.clock });
   if (!flags.quiet) io.stderr.write(`${opened.resumed ? 'resuming' : 'starting'} run ${opened.runId} on ${target.display}: start workers with \`deflow worker --queue ${target.display}\`\n`);
   const resumeCommand = formatResumeCommand({

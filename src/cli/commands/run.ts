@@ -2,7 +2,8 @@
  * `deflow run WORKFLOW`: validates, expands, quotes when there is a budget, and runs every
  * job within the account's rate limits, passing results from step to step and saving
  * outputs. Progress and the summary go to stderr; `--json` streams NDJSON events on stdout.
- * Exit codes: 0 all done; 1 failed or unknown items; 2 invalid workflow or usage; 3 refused
+ * Exit codes: 0 all done; 1 failed or unknown items; 2 invalid workflow or usage, or another
+ * deflow run holds the state folder (`--wait-lock` waits for it); 3 refused
  * before the first submission; 4 over budget; 5 stopped by a daily rate limit; 130 interrupted.
  *
  * Every run is journalled in the state folder: running the same workflow again resumes its
@@ -52,6 +53,10 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
     .option('--metrics-port <port>', 'with --queue: serve Prometheus metrics on http://127.0.0.1:PORT/metrics while the run lasts')
     .option('--notify <url>', 'POST a JSON summary to this URL when the run ends (as notify: in the workflow; repeatable)', (url: string, all: string[] = []) => [...all, url])
     .option('--notify-on <when>', 'when --notify URLs hear: a comma-separated list of failure, deferred, always', 'failure,deferred')
+    .option(
+      '--wait-lock [duration]',
+      'when another deflow run holds the state folder, wait for it to end (--wait-lock=DURATION: at most 90s, 10m, 2h; alone: as long as it takes) and then resume its run, instead of exiting 2',
+    )
     .option('--quiet', 'no progress output (files and --json are still written)')
     .option('--no-color', 'no colours in progress output')
     .addOption(new Option('--emulator-config <file>', 'with --emulator: its config file (YAML or JSON)'));

@@ -10,6 +10,11 @@
  *    into the new run's journal as unknown: a new run must not quietly pay for them again
  *    (`--resubmit-unknown` submits them). Items whose job timed out are carried over too, as
  *    jobs to poll and adopt (`--resubmit-timed-out` submits them again instead).
+ *
+ * One session at a time per state folder: the choice is made holding the state folder's lock
+ * (`session.lock`), taken before anything is read, and kept until the session closes. Two runs
+ * started at the same moment cannot both choose to create a run: the second is refused
+ * (`E_STATE_LOCKED`), or with `waitLockMs` waits for the first and then chooses.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -21,15 +26,15 @@ import { type Journal, type JournalOptions, openJournal } from './journal.js';
 import { JournalNodeIds } from './journal-node-ids.js';
 import { JournalRecorder } from './journal-recorder.js';
 import { type JournalEntry, stampEntry } from './journal-records.js';
-import { acquireLock, type LockFile } from './lock-file.js';
-import { writeFileAtomic } from '../../common/index.js';
+import { acquireLock, acquireLockWaiting, type LockFile } from './lock-file.js';
+import { mkdirDurable, writeFileAtomic } from '../../common/index.js';
 import { readRunState } from './journal-replay.js';
 import { removeJournalSnapshot, writeJournalSnapshot } from './journal-snapshot.js';
 import { canonicalJson } from '../../common/index.js';
 import { type PaidNode, paidSeed, planResume, type ResumePlan, type ResumeSeed, type TimedOutNode, type UnknownNode } from './resume-plan.js';
 import { attributeSpend, chargedJobs, finishInvocation, startInvocation } from './invocations.js';
 import type { EarlierInvocation } from '../contracts/events.js';
-import { createRunDir, listRuns, newRunId, RESUMABLE_STATUSES, readRunMeta, type RunMetaStatus, type RunOptionsRecord, type RunSummary, runPaths, writeRunMeta } from './state-dir.js';
+import { createRunDir, listRuns, newRunId, RESUMABLE_STATUSES, readRunMeta, type RunMetaStatus, type RunOptionsRecord, type RunSummary, runPaths, stateLayout, writeRunMeta } from './state-dir.js';
 
 export interface OpenDurableRunOptions {
   readonly stateDir: string;
@@ -50,6 +55,15 @@ export interface OpenDurableRunOptions {
   readonly workflowDigest?: string;
   /** The options that shaped this session, journalled in `run.json` (a plain resume uses them). */
   readonly runOptions?: RunOptionsRecord;
+  /**
+   * `--wait-lock`: how long (ms, or Infinity) to wait when another session holds the state
+   * folder, before giving up with `E_STATE_LOCKED`. @default 0 (refused at once)
+   */
+  readonly waitLockMs?: number;
+  /** Called once when the wait for the state folder begins (what to tell the user). */
+  readonly onLockWait?: (message: string) => void;
+  /** Resolves on SIGINT: a wait for the state folder ends with `E_INTERRUPTED`. */
+  readonly interrupted?: Promise<void>;
 }
 
 /** What run.json keeps beside the status: the session's options and the items per step. */
@@ -111,7 +125,19 @@ export function openDurableRun(options: OpenDurableRunOptions): Promise<DurableR
  */
 export async function openDurableRunWith(options: OpenDurableRunInternals): Promise<DurableRun> {
   try {
-    return await openOrCreate(options);
+    mkdirDurable(options.stateDir);
+    const session = await acquireLockWaiting(stateLayout(options.stateDir).sessionLock, {
+      subject: options.stateDir,
+      waitMs: options.waitLockMs ?? 0,
+      ...(options.onLockWait === undefined ? {} : { onWait: (_holder: unknown, message: string) => options.onLockWait?.(message) }),
+      ...(options.interrupted === undefined ? {} : { interrupted: options.interrupted }),
+    });
+    try {
+      return holding(await openOrCreate(options), session);
+    } catch (error) {
+      session.release();
+      throw error;
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException | null)?.code;
     if (isDeflowError(error) || typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw error;
@@ -249,6 +275,20 @@ async function planFinishedRun(options: OpenDurableRunOptions, ids: JournalNodeI
   } catch {
     return undefined;
   }
+}
+
+/** The run, with the state folder's lock released after it closes. */
+function holding(run: DurableRun, session: LockFile): DurableRun {
+  return {
+    ...run,
+    async close(status) {
+      try {
+        await run.close(status);
+      } finally {
+        session.release();
+      }
+    },
+  };
 }
 
 type DurableParts = Omit<DurableRun, 'close'>;

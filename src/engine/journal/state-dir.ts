@@ -2,6 +2,7 @@
  * The state folder (default `.deflow/` beside the workflow) and its layout:
  *
  * ```
+ * session.lock                 held by the one deflow run using the folder (lock-file.ts)
  * runs/<runId>/journal.jsonl   append-only journal of the run (journal.ts)
  * runs/<runId>/journal.jsonl.lock  held while a process writes the journal (lock-file.ts)
  * runs/<runId>/run.json        small metadata: workflow, digest, status, started/finished
@@ -45,6 +46,8 @@ export function stateLayout(stateDir: string) {
     cacheDir: join(stateDir, 'cache'),
     blobsDir: join(stateDir, 'blobs'),
     modelsFile: join(stateDir, 'models.json'),
+    /** Held by the session that uses the folder: one `deflow run` at a time. */
+    sessionLock: join(stateDir, 'session.lock'),
   } as const;
 }
 

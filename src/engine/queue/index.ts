@@ -16,3 +16,6 @@ export type { QueueRunStatusReport, QueueStepStatus } from './queue-status.js';
 export { CompletionWatch } from './completion-watch.js';
 export { QueueRunners } from './queue-runners.js';
 export { findResumableRun, saveRun, setRunStatus } from './run-registry.js';
+export { acquireCoordinatorLock, COORDINATOR_LEASE_MS } from './coordinator-lock.js';
+export type { CoordinatorLock, CoordinatorLockOptions } from './coordinator-lock.js';
+export { accountKeys } from './queue-names.js';

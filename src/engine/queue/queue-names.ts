@@ -38,5 +38,7 @@ export function accountKeys(scope: string) {
     pools: `${prefix}:pools`,
     /** Hash of workers seen: owner id → JSON (host, pid, last seen). */
     workers: `${prefix}:workers`,
+    /** The coordinator's lock on a workflow's runs (by workflow digest), a lease (coordinator-lock.ts). */
+    coordinator: (digest: string) => `${prefix}:coordinator:${digest}`,
   } as const;
 }
