@@ -36,6 +36,8 @@ export interface RunDurablyOptions extends RunOpenedOptions {
   readonly resubmitTimedOut?: boolean;
   /** Called once the journal is open and before anything is submitted. */
   readonly onOpened?: (run: DurableRun) => void;
+  /** How long (ms, or Infinity) to wait when another session holds the state folder. @default 0 (`E_STATE_LOCKED` at once) */
+  readonly waitLockMs?: number;
 }
 
 /** Seams for tests, not part of the public API (src/index.ts does not export this type). */
@@ -61,7 +63,7 @@ export function runDurably(options: RunDurablyOptions): Promise<DurableOutcome> 
 
 /** {@link runDurably} with the test seams of {@link RunDurablyInternals}. */
 export async function runDurablyWith(options: RunDurablyInternals): Promise<DurableOutcome> {
-  const { runId, resubmitUnknown, resubmitTimedOut, onOpened, journalHooks, ...rest } = options;
+  const { runId, resubmitUnknown, resubmitTimedOut, onOpened, journalHooks, waitLockMs, ...rest } = options;
   const durable = await openDurableRunWith({
     stateDir: options.stateDir,
     graph: options.graph,
@@ -69,6 +71,8 @@ export async function runDurablyWith(options: RunDurablyInternals): Promise<Dura
     runId,
     resubmitUnknown: resubmitUnknown ?? false,
     resubmitTimedOut: resubmitTimedOut ?? false,
+    ...(waitLockMs === undefined ? {} : { waitLockMs }),
+    ...(options.interrupted === undefined ? {} : { interrupted: options.interrupted }),
     ...(journalHooks === undefined ? {} : { journalHooks }),
   });
   try {
