@@ -137,7 +137,6 @@ export const ERROR_EXIT_CODES = {
   E_JOURNAL_VERSION: EXIT.failed,
   E_JOURNAL_WRITE: EXIT.failed,
   E_STATE_DIR: EXIT.usage,
-  // Another deflow run holds the state folder (or the queue coordinator lock): nothing was sent.
   E_STATE_LOCKED: EXIT.usage,
   E_REPORT_WRITE: EXIT.failed,
   E_INIT_WRITE: EXIT.failed,

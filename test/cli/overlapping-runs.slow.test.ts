@@ -10,10 +10,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHAIN, clips } from '../engine/journal/durable-helpers.js';
 import { yaml } from '../engine/run-helpers.js';
 import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
@@ -38,8 +38,12 @@ beforeAll(async () => {
   emulator = await startEmulatorProcess(emulatorDir);
 }, 240_000);
 
+/** Processes a test left running (it failed half-way) would go on creating jobs during the next one. */
+afterEach(() => {
+  for (const child of strays.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 afterAll(async () => {
-  for (const child of strays) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await emulator?.stop();
   await redis?.stop();
   await cli?.remove();
@@ -160,6 +164,19 @@ async function untilJobs(count: number, timeoutMs = 30_000): Promise<void> {
   }
 }
 
+/** Resolves once a run in `dir` has journalled a submission (it holds the state folder and has paid for something). */
+async function untilSubmitted(dir: string, timeoutMs = 30_000): Promise<void> {
+  const runs = join(dir, '.deflow', 'runs');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const names = await readdir(runs).catch(() => [] as string[]);
+    const journals = await Promise.all(names.map((name) => readFile(join(runs, name, 'journal.jsonl'), 'utf8').catch(() => '')));
+    if (journals.some((text) => text.includes('"t":"submitted"'))) return;
+    if (Date.now() > deadline) throw new Error(`nothing submitted in ${dir} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 const HOLDS = (stateDir: string, pid: number): RegExp => new RegExp(`another deflow run \\(pid ${pid}, started \\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z\\) holds ${stateDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
 const RUN = ['run', 'workflow.yaml', '--quiet'];
 
@@ -190,7 +207,7 @@ describe('two runs of one workflow at the same moment (built CLI, standalone emu
     try {
       const before = (await jobs()).length;
       const first = deflow(dir, RUN);
-      await untilJobs(before);
+      await untilSubmitted(dir);
       // Not --quiet: it says which run it resumes.
       const waiter = deflow(dir, ['run', 'workflow.yaml', '--wait-lock']);
       const deadline = Date.now() + 30_000;
@@ -214,7 +231,7 @@ describe('two runs of one workflow at the same moment (built CLI, standalone emu
     try {
       const before = (await jobs()).length;
       const first = deflow(dir, RUN);
-      await untilJobs(before);
+      await untilSubmitted(dir);
       const impatient = await deflow(dir, [...RUN, '--wait-lock=1s']).exit;
       expect(impatient.code, impatient.stderr).toBe(2);
       expect(impatient.stderr).toMatch(HOLDS(join(dir, '.deflow'), first.child.pid!));
@@ -262,7 +279,7 @@ describe('a lock whose holder is gone is taken over; one on another host is not'
     try {
       const before = (await jobs()).length;
       const first = deflow(dir, RUN);
-      await untilJobs(before);
+      await untilSubmitted(dir);
       first.child.kill('SIGKILL');
       await first.exit;
       // The killed run's pid now belongs to `sleep` (as after a pid wrapped around): its lock files say so.

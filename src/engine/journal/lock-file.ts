@@ -14,7 +14,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { DeflowError } from '../../common/index.js';
+import { DeflowError, isDeflowError } from '../../common/index.js';
 
 /** A held lock. */
 export interface LockFile {
@@ -95,11 +95,10 @@ export async function acquireLockWaiting(path: string, options: WaitLockOptions 
     try {
       return acquireLock(path, options);
     } catch (error) {
-      if ((error as DeflowError).code !== 'E_STATE_LOCKED' || waitMs <= 0) throw error;
+      if (!isDeflowError(error, 'E_STATE_LOCKED') || waitMs <= 0) throw error;
       const waited = Date.now() - started;
       if (waited >= waitMs) {
-        const locked = error as DeflowError;
-        throw new DeflowError(locked.code, `${locked.message} (waited ${Math.round(waited / 1000)} s)`, { details: { ...locked.details } });
+        throw new DeflowError(error.code, `${error.message} (waited ${Math.round(waited / 1000)} s)`, { details: { ...error.details } });
       }
       if (!told) {
         told = true;
