@@ -132,7 +132,7 @@ var EXIT = {
   ok: 0,
   /** Finished, but with failed or unknown items; or a request failed. */
   failed: 1,
-  /** Invalid workflow, config or usage: nothing was sent. */
+  /** Invalid workflow, config or usage, or another deflow run holds the state folder: nothing was sent. */
   usage: 2,
   /** Refused by the service before the first submission (auth, permission, balance). */
   refused: 3,
@@ -247,7 +247,7 @@ var ERROR_EXIT_CODES = {
   E_JOURNAL_VERSION: EXIT.failed,
   E_JOURNAL_WRITE: EXIT.failed,
   E_STATE_DIR: EXIT.usage,
-  E_STATE_LOCKED: EXIT.failed,
+  E_STATE_LOCKED: EXIT.usage,
   E_REPORT_WRITE: EXIT.failed,
   E_INIT_WRITE: EXIT.failed,
   // Any file deflow writes (common/durable-fs.ts): named with its path.
