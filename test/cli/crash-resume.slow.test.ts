@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 /** A kill point: after the n-th durable record of a type, or after a time (real ms from the spawn). */
-type KillPoint = `${'run' | 'intent' | 'submitted' | 'status' | 'done' | 'skipped' | 'unknown' | 'end'}:${number}` | `time:${number}`;
+type KillPoint = `${'run' | 'intent' | 'submitted' | 'status' | 'paid' | 'done' | 'skipped' | 'unknown' | 'end'}:${number}` | `time:${number}`;
 
 /** Clips per scenario: 16 jobs, enough that every kill point is reached after the earlier ones. */
 const CLIPS = 8;
@@ -57,6 +57,10 @@ const SCENARIOS: readonly (readonly KillPoint[])[] = [
   ['intent:1', 'submitted:2', 'done:2', 'intent:1', 'end:1'],
   ['intent:1', 'submitted:3', 'done:3', 'intent:1', 'end:1'],
   ['intent:1', 'submitted:4', 'done:2', 'intent:1', 'end:1'],
+  // At the paid stage: the service charged, the result is not saved yet. A paid job is fetched
+  // again by its request id and never paid again, so the next session's paid records are new jobs.
+  ['paid:1', 'paid:2', 'end:1'],
+  ['submitted:4', 'paid:3', 'end:1'],
   ...randomTimes(4, 1).map((t) => [t]),
   ...randomTimes(Number(process.env['DEFLOW_CRASH_POINTS'] ?? 0), 7).map((t) => [t]),
 ];
@@ -197,6 +201,14 @@ describe('kill -9 and resume, with the built CLI against a standalone emulator',
       for (const job of await jobs()) counts.set(`${job.task} ${job.params_digest}`, (counts.get(`${job.task} ${job.params_digest}`) ?? 0) + 1);
       const duplicates = [...counts.values()].reduce((n, c) => n + c - 1, 0);
       expect(duplicates).toBe(0);
+      // Saved once: no run journals two results for one paid job.
+      for (const run of await listRuns(stateDir)) {
+        const journal = runPaths(stateDir, run.runId).journal;
+        if (!existsSync(journal)) continue;
+        const saves = new Map<string, number>();
+        for (const record of (await readJournal(journal)).records) if (record.t === 'done' && record.request_id) saves.set(record.request_id, (saves.get(record.request_id) ?? 0) + 1);
+        expect([...saves].filter(([, n]) => n > 1)).toEqual([]);
+      }
 
       // Outputs: every clip's transcript and speech, apart from clips whose items are still unknown.
       const all = Array.from({ length: CLIPS }, (_, k) => i * 10 + k);

@@ -8,7 +8,10 @@ import { readJournal, replayRunState } from '../../../src/engine/journal/journal
 import { readLockHolder } from '../../../src/engine/journal/lock-file.js';
 import { createBlobStore } from '../../../src/engine/cache/blob-store.js';
 import { createResultCache } from '../../../src/engine/cache/result-cache.js';
+import { JournalNodeIds } from '../../../src/engine/journal/journal-node-ids.js';
+import { planResume } from '../../../src/engine/journal/resume-plan.js';
 import { CRASH_HOOK } from '../../helpers/crash-hook.js';
+import { graphOf, yaml } from '../run-helpers.js';
 import { transpileSrc } from '../helpers/transpile-src.js';
 
 let dir: string;
@@ -72,6 +75,51 @@ describe('DEFLOW_TEST_CRASH_AFTER (test-only crash hook)', () => {
       expect(readLockHolder(`${journal}.lock`)).toMatchObject({ alive: false });
     });
   }
+});
+
+/** A writer that journals a run, then intent → submitted → paid for 5 nodes of step `n` (items "0".."4"). */
+const payingWriter = (journal: string) => `
+import { openJournal } from '$SRC/engine/journal/journal.js';
+const journal = openJournal(${JSON.stringify(journal)}, { create: true });
+await journal.append({ t: 'run', run_id: 'r', workflow: 'w', workflow_digest: 'd', inputs: {}, started_at: 0 });
+for (let i = 0; i < 5; i++) {
+  await journal.append({ t: 'intent', node: 'n/' + i, step: 'n', index: i, attempt: 1, params_digest: 'p', cache_key: null });
+  await journal.append({ t: 'submitted', node: 'n/' + i, attempt: 1, request_id: 'req-' + i });
+  await journal.append({ t: 'paid', node: 'n/' + i, request_id: 'req-' + i, result_url: 'https://r/' + i + '.mp3', cost: 0.01 });
+  console.log('ack paid n/' + i);
+}
+await journal.close();
+`;
+
+describe('a kill at the paid stage (the service charged, the result not saved yet)', () => {
+  it('replays the paid jobs as paid, and the resume plan fetches each by its request id instead of submitting it again', async () => {
+    const journal = join(dir, 'paid-2', 'journal.jsonl');
+    const result = await runChild(payingWriter(journal), { DEFLOW_TEST_CRASH_AFTER: 'paid:2' });
+    expect(result.signal, result.stderr).toBe('SIGKILL');
+    expect(result.stdout.trim().split('\n')).toEqual(['ack paid n/0']);
+    const { records } = await readJournal(journal);
+    const replayed = replayRunState(records);
+    expect([...replayed.nodes.values()].map((n) => [n.node, n.phase])).toEqual([
+      ['n/0', 'paid'],
+      ['n/1', 'paid'],
+    ]);
+    const workspace = join(dir, 'paid-2');
+    writeFileSync(
+      join(workspace, 'workflow.yaml'),
+      yaml('version: 1', 'name: w', 'steps:', '  n:', '    task: audio.speech', '    for_each: { items: ["0", "1", "2", "3", "4"] }', '    with: { text: "Say ${{ item.value }}.", model: Kokoro, voice: af_sky, lang: en-us }'),
+    );
+    const plan = planResume(replayed, { ids: new JournalNodeIds(await graphOf(workspace)) });
+    // Paid once: each charged job is polled again (its result fetched), never a new submission.
+    expect(plan.paid.map((p) => [p.node, p.requestId])).toEqual([
+      ['n/0', 'req-0'],
+      ['n/1', 'req-1'],
+    ]);
+    expect(plan.seeds).toEqual([
+      expect.objectContaining({ state: 'submitted', k: 0, requestId: 'req-0', paid: { cost: 0.01 } }),
+      expect.objectContaining({ state: 'submitted', k: 1, requestId: 'req-1', paid: { cost: 0.01 } }),
+    ]);
+    expect(plan.counts).toMatchObject({ paid: 2, retried: 0, skipped: 0, unknown: 0 });
+  });
 });
 
 describe('result cache shared by two processes', () => {
