@@ -5,7 +5,7 @@ import { type QuoteComparison, compareQuotes, readQuoteFile } from '../../engine
 import { quoteRun } from '../../engine/index.js';
 import { openQuoteCache } from '../../engine/index.js';
 import { quoteInputFromGraph } from '../../engine/index.js';
-import { findHeldItems, leftOutWithDependents, openResultCacheLookup } from '../../engine/index.js';
+import { findHeldItems, leftOutWithDependents, openResultCacheLookup, previewResumeSeeds } from '../../engine/index.js';
 import { clientPriceSource } from '../../engine/index.js';
 import type { Quote } from '../../engine/index.js';
 import { resolveStateDir } from '../../engine/index.js';
@@ -58,7 +58,7 @@ export async function runQuote(file: string, flags: QuoteFlags, io: CliIO): Prom
   }
   const previous = flags.compareTo === undefined ? undefined : await readQuoteFile(resolvePath(io, flags.compareTo));
 
-  return withServiceSession(flags, io, 'api', async ({ client }) => {
+  return withServiceSession(flags, io, 'api', async ({ client, emulated }) => {
     const validation = await validateWorkflow(file, { inputs, cwd: io.cwd, fetchModels: () => client.listModels(), keepGoing: flags.keepGoing === true ? true : 'workflow' });
     const problems = [...formatErrors(validation.errors), ...excludedLines(validation.excluded), ...formatWarnings(validation.warnings)];
     if (problems.length > 0) io.stderr.write(`${problems.join('\n')}\n`);
@@ -71,12 +71,14 @@ export async function runQuote(file: string, flags: QuoteFlags, io: CliIO): Prom
     const abort = new AbortController();
     void io.interrupted.then(() => abort.abort(new DeflowError('E_INTERRUPTED', 'interrupted: no quote was written')));
     const startedAt = new Date(client.clock.now()).toISOString();
-    // What a run would not pay for: inputs left out (and what reads them), and results the result cache holds.
+    // What a run would not pay for: inputs left out (and what reads them), items the run it would resume
+    // finished or paid for (never those only in flight), and results the result cache holds.
     const excluded = leftOutWithDependents(graph, validation.excluded.map((e) => graph.nodeIndex(e.item!.step, e.item!.index)));
-    const held =
-      flags.cache === false
-        ? new Map()
-        : await findHeldItems({ graph, ...openResultCacheLookup({ graph, stateDir, clock: client.clock }), run: { id: 'quote', started_at: startedAt }, excluded, signal: abort.signal });
+    // An in-process emulator (--emulator) starts afresh: a run against it resumes nothing.
+    const seeds = emulated ? [] : await previewResumeSeeds({ stateDir, graph });
+    const lookup = openResultCacheLookup({ graph, stateDir, clock: client.clock });
+    const run = { id: 'quote', started_at: startedAt };
+    const held = await findHeldItems({ graph, ...(flags.cache === false ? { cache: null, blobs: lookup.blobs } : lookup), run, seeds, excluded, signal: abort.signal });
     const quote = await quoteRun(quoteInputFromGraph(graph, { runStartedAt: startedAt, held, excluded }), {
       prices: clientPriceSource(client),
       clock: client.clock,

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { DeflowError, writeFileAtomically } from '../../common/index.js';
 import type { KnownBeforeQuote, RunEventSink } from '../../engine/index.js';
-import { findHeldItems, leftOutWithDependents, openResultCacheLookup } from '../../engine/index.js';
+import { findHeldItems, leftOutWithDependents, openResultCacheLookup, previewResumeSeeds } from '../../engine/index.js';
 import { quoteRun } from '../../engine/index.js';
 import { openQuoteCache } from '../../engine/index.js';
 import { quoteInputFromGraph } from '../../engine/index.js';
@@ -113,14 +113,14 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
     const source = clientPriceSource(client);
     const prices = balance === null ? source : { price: source.price.bind(source), balance: () => Promise.resolve(balance) };
     const excludedIds = leftOutWithDependents(graph, validation.excluded.map((e) => graph.nodeIndex(e.item!.step, e.item!.index)));
-    // `--dry-run` prices what the run would: the result cache (unless --no-cache) and no inputs left out.
-    const knownForDryRun = async (): Promise<KnownBeforeQuote> => ({
-      excluded: excludedIds,
-      held:
-        flags.cache === false
-          ? new Map()
-          : await findHeldItems({ graph, ...openResultCacheLookup({ graph, stateDir, clock: client.clock }), run: { id: 'quote', started_at: new Date(client.clock.now()).toISOString() }, excluded: excludedIds }),
-    });
+    // `--dry-run` prices what the run would: the journal of the run it would resume (done and paid items, as
+    // `deflow quote` does), the result cache (unless --no-cache) and no inputs left out.
+    const knownForDryRun = async (): Promise<KnownBeforeQuote> => {
+      const lookup = openResultCacheLookup({ graph, stateDir, clock: client.clock });
+      const seeds = session.emulator !== null ? [] : await previewResumeSeeds({ stateDir, graph });
+      const run = { id: 'quote', started_at: new Date(client.clock.now()).toISOString() };
+      return { excluded: excludedIds, held: await findHeldItems({ graph, ...(flags.cache === false ? { cache: null, blobs: lookup.blobs } : lookup), run, seeds, excluded: excludedIds }) };
+    };
     const quote = async (onEvent?: RunEventSink, known?: KnownBeforeQuote): Promise<Quote> =>
       quoteRun(quoteInputFromGraph(graph, { runStartedAt: new Date(client.clock.now()).toISOString(), ...(known ?? (await knownForDryRun())) }), {
         prices,

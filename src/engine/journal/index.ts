@@ -1,4 +1,4 @@
-export { digestWorkflow, openDurableRun, openDurableRunWith } from './durable-run.js';
+export { digestWorkflow, openDurableRun, openDurableRunWith, previewResumeSeeds } from './durable-run.js';
 export type { DurableRun, OpenDurableRunInternals, OpenDurableRunOptions } from './durable-run.js';
 export { readJournal, readRunState, replayRunState } from './journal-replay.js';
 export { summariseProgress } from './run-progress.js';
