@@ -2,14 +2,13 @@
  * deflow's library surface. Everything not exported here is internal.
  */
 export { type Clock, createVirtualClock, systemClock, type VirtualClockOptions } from './common/clock.js';
-export { DeflowError, isDeflowError } from './common/deflow-error.js';
+export { DeflowError, exitCodeFor, isDeflowError } from './common/deflow-error.js';
 export { type ErrorCode, isErrorCode } from './common/error-codes.js';
 export {
   type BudgetVerdict,
   ERROR_EXIT_CODES,
   EXIT,
   type ExitCode,
-  exitCodeFor,
   exitCodeForQuote,
   exitCodeForRun,
   QUOTE_VERDICT_EXIT,
@@ -46,7 +45,8 @@ export {
 } from './workflow/index.js';
 export { type CallOptions, DeapiClient, type SubmitOptions, type SubmitResult } from './client/deapi-client.js';
 export { DEFAULT_BASE_URL, type DeapiClientOptions } from './client/client-options.js';
-export { type AcquireRequest, type GovernorEvents, type GovernorPermit, RateGovernor, type RateGovernorOptions } from './client/rate-governor.js';
+export { RateGovernor, type RateGovernorOptions } from './client/rate-governor.js';
+export type { AcquireRequest, GovernorEvents, GovernorPermit } from './client/governor-types.js';
 export { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './client/retry-policy.js';
 export type { RateLimitSnapshot } from './client/rate-limit-snapshot.js';
 export { isTerminalStatus, type JobFailure, type JobStatus } from './client/tolerant-read.js';

@@ -61,9 +61,6 @@ export function buildProgram(io: CliIO, setExitCode: (code: number) => void): Co
   return program;
 }
 
-/** Wraps an async command action so that its resolved exit code reaches the entry point. */
-export type ActionWrapper = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
-
 
 /** With `DEAPI_API_KEY` set, `validate` checks limits against the service's live model list. */
 function liveModelFetcher(io: CliIO): (() => Promise<readonly ModelInfo[]>) | undefined {

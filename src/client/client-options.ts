@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 import { type Clock, systemClock } from '../common/index.js';
 import { DeflowError } from '../common/index.js';
-import { type Governor, RateGovernor } from './rate-governor.js';
+import type { Governor } from './governor-types.js';
+import { RateGovernor } from './rate-governor.js';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
 import { DEFAULT_TRANSFER_LIMITS, type TransferLimits } from './transfers.js';
 import { isLoopbackHost } from './url-safety.js';

@@ -11,7 +11,7 @@ import { UnexpectedResponseError } from './errors/unexpected-response-error.js';
 import type { RequestFields } from './field-values.js';
 import { HttpTransport } from './http-transport.js';
 import { InFlightSlots } from './in-flight-slots.js';
-import type { Governor } from './rate-governor.js';
+import type { Governor } from './governor-types.js';
 import { encodeBody } from './request-body.js';
 import { type ApiAnswer, type ApiCall, type ExecutorParts, executeCall } from './request-executor.js';
 import type { RequestKind } from './retry-policy.js';

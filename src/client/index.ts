@@ -23,6 +23,7 @@ export type { BucketSlots, SlotAnswer } from './model-routes.js';
 export { hasRateLimitInfo } from './rate-limit-snapshot.js';
 export type { RateLimitSnapshot } from './rate-limit-snapshot.js';
 export { RateGovernor } from './rate-governor.js';
-export type { AcquireRequest, Governor, GovernorBucketView, GovernorEvents, GovernorPermit, RateGovernorOptions } from './rate-governor.js';
+export type { RateGovernorOptions } from './rate-governor.js';
+export type { AcquireRequest, Governor, GovernorBucketView, GovernorEvents, GovernorPermit } from './governor-types.js';
 export { isTerminalStatus } from './tolerant-read.js';
 export type { JobFailure, JobStatus } from './tolerant-read.js';

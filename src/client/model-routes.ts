@@ -8,7 +8,7 @@
  */
 import { bucketKey } from './bucket-key.js';
 import { permitOnce } from './permit-once.js';
-import type { AcquireRequest, GovernorPermit } from './rate-governor.js';
+import type { AcquireRequest, GovernorPermit } from './governor-types.js';
 import { hasRateLimitInfo, type RateLimitSnapshot } from './rate-limit-snapshot.js';
 
 /** What a governor's permit is settled with. */

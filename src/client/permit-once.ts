@@ -1,4 +1,4 @@
-import type { GovernorPermit } from './rate-governor.js';
+import type { GovernorPermit } from './governor-types.js';
 
 /**
  * A governor's permit whose `settle` or `abandon`, whichever is called first, acts; every later

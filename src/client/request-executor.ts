@@ -6,7 +6,7 @@ import { createApiError } from './create-api-error.js';
 import { NetworkError } from './errors/network-error.js';
 import type { HttpTransport, TransportResponse } from './http-transport.js';
 import type { InFlightSlots } from './in-flight-slots.js';
-import type { Governor, GovernorPermit } from './rate-governor.js';
+import type { Governor, GovernorPermit } from './governor-types.js';
 import { type RateLimitSnapshot, readRateLimitSnapshot } from './rate-limit-snapshot.js';
 import type { EncodedBody } from './request-body.js';
 import { type AttemptOutcome, decideRetry, type RequestKind, type RetryCounters, type RetryOptions } from './retry-policy.js';

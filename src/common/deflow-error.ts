@@ -1,4 +1,5 @@
 import type { ErrorCode } from './error-codes.js';
+import { ERROR_EXIT_CODES, EXIT, type ExitCode } from './exit-codes.js';
 
 /**
  * The base of every error deflow throws on purpose. Callers branch on `code` (stable,
@@ -30,4 +31,9 @@ export function isDeflowError(error: unknown): error is DeflowError;
 export function isDeflowError<C extends ErrorCode>(error: unknown, ...codes: readonly [C, ...C[]]): error is DeflowError & { readonly code: C };
 export function isDeflowError(error: unknown, ...codes: readonly ErrorCode[]): boolean {
   return error instanceof DeflowError && (codes.length === 0 || codes.includes(error.code));
+}
+
+/** The exit code for an error a command threw: its code's entry, or 70 for anything unexpected. */
+export function exitCodeFor(error: unknown): ExitCode {
+  return error instanceof DeflowError && Object.hasOwn(ERROR_EXIT_CODES, error.code) ? ERROR_EXIT_CODES[error.code] : EXIT.internal;
 }

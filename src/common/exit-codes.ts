@@ -1,11 +1,10 @@
 /**
  * The one place that decides a command's exit code (README, "Exit codes"): from the error that
- * stopped it ({@link ERROR_EXIT_CODES}), from a run's final status ({@link RUN_STATUS_EXIT}), from a
+ * stopped it ({@link ERROR_EXIT_CODES}, read by `exitCodeFor` in deflow-error.ts), from a run's final status ({@link RUN_STATUS_EXIT}), from a
  * quote's budget verdict ({@link QUOTE_VERDICT_EXIT}), or from the signal that ended it. A new
  * exit code is an entry of {@link EXIT}; a new error code, run status or verdict is one entry of
  * its table, and the compiler refuses a value that is not an {@link ExitCode}.
  */
-import { DeflowError } from './deflow-error.js';
 
 /** Exit codes of every command (documented in the README). */
 export const EXIT = {
@@ -191,11 +190,6 @@ export const QUOTE_VERDICT_EXIT = {
 
 /** A budget gate's verdict (a quote's `verdict`). */
 export type BudgetVerdict = keyof typeof QUOTE_VERDICT_EXIT;
-
-/** The exit code for an error a command threw: its code's entry, or 70 for anything unexpected. */
-export function exitCodeFor(error: unknown): ExitCode {
-  return error instanceof DeflowError && Object.hasOwn(ERROR_EXIT_CODES, error.code) ? ERROR_EXIT_CODES[error.code] : EXIT.internal;
-}
 
 /** The exit code of a run that ended with `status`. */
 export function exitCodeForRun(status: RunStatus): ExitCode {

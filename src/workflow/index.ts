@@ -5,7 +5,8 @@
 export type { EdgeKind, EdgeOrigin, StepEdge } from './graph/analyze-steps.js';
 export { expandGraph, type ExpandGraphOptions, resolveOutputDir } from './graph/expand-graph.js';
 export { type GraphStep, itemKeyOf, JobGraph, type NodeRef, type ResultLookup, type StepResult } from './graph/job-graph.js';
-export { evaluateCondition, type ExpressionScope, gatherResults, type PreparedScope, prepareScope, renderTemplate, renderValue } from './expressions/evaluate.js';
+export { evaluateCondition, gatherResults, type PreparedScope, prepareScope, renderTemplate, renderValue } from './expressions/evaluate.js';
+export type { ExpressionScope } from './expressions/expression-scope.js';
 export { STEP_RESULT_FIELDS } from './expressions/known-properties.js';
 export { contextsOf, staticValue } from './expressions/static-value.js';
 export { formatAnnotations } from './format/github-annotations.js';

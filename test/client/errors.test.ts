@@ -6,8 +6,7 @@ import { KeyLimitError } from '../../src/client/errors/key-limit-error.js';
 import { NotFoundError } from '../../src/client/errors/not-found-error.js';
 import { PermissionError } from '../../src/client/errors/permission-error.js';
 import { ValidationError } from '../../src/client/errors/validation-error.js';
-import { exitCodeFor } from '../../src/common/exit-codes.js';
-import { DeflowError } from '../../src/common/deflow-error.js';
+import { DeflowError, exitCodeFor } from '../../src/common/deflow-error.js';
 import { sendJson, useClient, useClientAt, useEmulator, useLocalServer } from './support.js';
 
 const IMAGE = { prompt: 'a red bicycle', model: 'Flux1schnell', width: 512, height: 512, guidance: 0, steps: 4, seed: 1 };

@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, test } from 'vitest';
 import { ModelRoutes, type BucketSlots } from '../../src/client/model-routes.js';
-import type { AcquireRequest, Governor, GovernorBucketView, GovernorEvents, GovernorPermit } from '../../src/client/rate-governor.js';
+import type { AcquireRequest, Governor, GovernorBucketView, GovernorEvents, GovernorPermit } from '../../src/client/governor-types.js';
 import type { Clock } from '../../src/common/index.js';
 import { useClient, useEmulator } from './support.js';
 

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DeflowError, isDeflowError } from '../../src/common/deflow-error.js';
+import { DeflowError, exitCodeFor, isDeflowError } from '../../src/common/deflow-error.js';
 import { isErrorCode } from '../../src/common/error-codes.js';
 import {
   ERROR_EXIT_CODES,
   EXIT,
-  exitCodeFor,
   exitCodeForQuote,
   exitCodeForRun,
   exitCodeForSignal,

@@ -1,25 +1,21 @@
 /**
- * No circle between the rooms of src/: every module names others (`import`, `import type`,
- * `export … from`, `import()`), and the rooms those arrows join must form no cycle, so each
- * room can be read knowing only the rooms below it (docs/architecture.md). A room is a layer
- * (`src/client`, `src/workflow`, …) with its sub-folders, except in the engine, where each role
- * folder (`src/engine/run`, `src/engine/quote`, …) is a room and the files at its root are one
- * more (the composition root).
+ * No circle in src/: between rooms, between folders, or between files. Every module names
+ * others (`import`, `import type`, `export … from`, `import()`; import-graph.ts reads them), and
+ * - the rooms those arrows join form no cycle, so each room can be read knowing only the rooms
+ *   below it (docs/architecture.md). A room is a layer (`src/client`, `src/workflow`, …) with its
+ *   sub-folders, except in the engine, where each role folder (`src/engine/run`, …) is a room and
+ *   the files at its root are one more (the composition root);
+ * - no two folders import each other, sub-folders of one layer included (`cli/actions` and
+ *   `cli/commands`); a file beside sub-folders (a layer's face or shared types) counts alone;
+ * - no two files import each other, directly or through others.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cycles, fileGraph, folderGraph, type Graph } from './import-graph.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const SPECIFIER = /(?:from\s+|import\s*\(\s*|import\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
 
 const ENGINE_ROOMS = new Set(['contracts', 'cache', 'webhooks', 'quote', 'run', 'journal', 'queue']);
 
@@ -31,73 +27,46 @@ export function roomOf(folder: string): string {
 }
 
 /** Room → rooms its files import. */
-function roomGraph(srcDir: string): Map<string, Set<string>> {
-  const rooms = new Map<string, Set<string>>();
-  for (const [folder, targets] of folderGraph(srcDir)) {
-    const from = roomOf(folder);
+function roomGraph(files: Graph): Graph {
+  const rooms: Graph = new Map();
+  for (const [file, targets] of files) {
+    const from = roomOf(path.posix.dirname(file));
     const edges = rooms.get(from) ?? new Set<string>();
     rooms.set(from, edges);
-    for (const target of targets) if (roomOf(target) !== from) edges.add(roomOf(target));
+    for (const target of targets) if (target.startsWith('src/') && roomOf(path.posix.dirname(target)) !== from) edges.add(roomOf(path.posix.dirname(target)));
   }
   return rooms;
 }
 
-/** Folder → folders its files import (repo-relative, posix). */
-export function folderGraph(srcDir: string): Map<string, Set<string>> {
-  const graph = new Map<string, Set<string>>();
-  for (const file of sourceFiles(srcDir)) {
-    const from = path.relative(ROOT, path.dirname(file)).split(path.sep).join('/');
-    const edges = graph.get(from) ?? new Set<string>();
-    graph.set(from, edges);
-    for (const match of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
-      const target = path.resolve(path.dirname(file), match[1]!);
-      const to = path.relative(ROOT, path.dirname(target)).split(path.sep).join('/');
-      if (to !== from && to.startsWith('src')) edges.add(to);
-    }
-  }
-  return graph;
+const FILES = fileGraph(ROOT);
+
+/** A copy of src/ in a temporary folder, to plant an import in. */
+function copyOfSrc(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'deflow-cycles-'));
+  cpSync(path.join(ROOT, 'src'), path.join(dir, 'src'), { recursive: true });
+  return dir;
 }
 
-/** Every strongly connected set of more than one folder (Tarjan). */
-export function folderCycles(graph: Map<string, Set<string>>): string[][] {
-  let counter = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const cycles: string[][] = [];
-  const visit = (v: string): void => {
-    index.set(v, counter);
-    low.set(v, counter);
-    counter += 1;
-    stack.push(v);
-    onStack.add(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-    }
-    if (low.get(v) === index.get(v)) {
-      const set: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        set.push(w);
-      } while (w !== v);
-      if (set.length > 1) cycles.push(set.sort());
-    }
-  };
-  for (const v of graph.keys()) if (!index.has(v)) visit(v);
-  return cycles;
+function plant(root: string, file: string, line: string): void {
+  const full = path.join(root, file);
+  writeFileSync(full, `${line}\n${readFileSync(full, 'utf8')}`);
 }
 
 describe('folders of src/', () => {
+  const copies: string[] = [];
+  afterAll(() => {
+    for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+  });
+
   it('make rooms (layers, and the role folders of the engine) that import each other in no circle', () => {
-    const graph = roomGraph(path.join(ROOT, 'src'));
+    const graph = roomGraph(FILES);
     expect(graph.has('src/engine/run') && graph.has('src/workflow')).toBe(true);
-    expect(folderCycles(graph)).toEqual([]);
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('hold files that import each other in no circle', () => {
+    expect(FILES.has('src/cli/main.ts') && FILES.get('src/cli/main.ts')!.has('src/cli/commands/run.ts')).toBe(true);
+    expect(cycles(FILES)).toEqual([]);
   });
 
   it('the cycle finder names a planted circle between two folders', () => {
@@ -107,11 +76,30 @@ describe('folders of src/', () => {
       ['src/c', new Set(['src/a'])],
       ['src/d', new Set(['src/a'])],
     ]);
-    expect(folderCycles(graph)).toEqual([['src/a', 'src/b', 'src/c']]);
+    expect(cycles(graph)).toEqual([['src/a', 'src/b', 'src/c']]);
+  });
+
+  it('a circle of files planted in a copy of src/ is found, and names its files', () => {
+    const root = copyOfSrc();
+    copies.push(root);
+    // rate-governor.ts imports model-routes.ts and permit-once.ts; the planted line closes the loops.
+    plant(root, 'src/client/permit-once.ts', "import type { RateGovernor } from './rate-governor.js';");
+    expect(cycles(fileGraph(root))).toEqual([['src/client/model-routes.ts', 'src/client/permit-once.ts', 'src/client/rate-governor.ts']]);
+  });
+
+  it('a circle of sub-folders of one layer planted in a copy of src/ is found, though no two files form one', () => {
+    const root = copyOfSrc();
+    copies.push(root);
+    // commands/ import actions/ (the flag types); the planted line makes actions/ import commands/.
+    plant(root, 'src/cli/actions/option-values.ts', "import type { ActionWrapper } from '../commands/action-wrapper.js';");
+    const files = fileGraph(root);
+    expect(cycles(files)).toEqual([]);
+    expect(cycles(folderGraph(files))).toContainEqual(['src/cli/actions', 'src/cli/commands']);
   });
 
   it('holds no folder of more than 25 files', () => {
-    const crowded = [...folderGraph(path.join(ROOT, 'src')).keys()]
+    const folders = new Set([...FILES.keys()].map((file) => path.posix.dirname(file)));
+    const crowded = [...folders]
       .map((folder) => [folder, readdirSync(path.join(ROOT, folder)).filter((name) => name.endsWith('.ts')).length] as const)
       .filter(([, count]) => count > 25);
     expect(crowded).toEqual([]);

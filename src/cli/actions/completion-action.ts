@@ -2,7 +2,7 @@
 import type { Command, Option } from 'commander';
 import { DeflowError, EXIT } from '../../common/index.js';
 import type { CliIO } from '../../common/index.js';
-import { SHELLS } from '../commands/completion.js';
+import { SHELLS } from './option-values.js';
 
 interface OptionSpec {
   readonly long: string;

@@ -18,7 +18,7 @@ import { validateWorkflow } from '../../workflow/index.js';
 import { WorkflowInvalidError } from '../../workflow/index.js';
 import type { CliIO } from '../../common/index.js';
 import { EXIT, exitCodeForQuote } from '../../common/index.js';
-import { QUOTE_FORMATS as FORMATS } from '../commands/quote.js';
+import { QUOTE_FORMATS as FORMATS } from './option-values.js';
 import type { ServiceOptionValues } from '../service-options.js';
 import { withServiceSession } from '../service-session.js';
 

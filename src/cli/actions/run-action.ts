@@ -28,44 +28,11 @@ import { formatResumeCommand } from '../resume-command.js';
 import { checkQueueFlags, runQueuedCommand } from './run-queued.js';
 import { deferredLines, excludedLines } from './run-notes.js';
 import { checkAccount } from './account-check.js';
-import { openRunSession, type RunSession, type RunSessionOptions } from './run-session.js';
+import { openRunSession, type RunSession } from './run-session.js';
 import { recallRunOptions, recordRunOptions } from './run-recall.js';
-import { checkObserverFlags, type ObserverFlags, openRunObservers } from './run-observers.js';
+import { checkObserverFlags, openRunObservers } from './run-observers.js';
+import type { RunFlags } from './run-flags.js';
 import { VERSION } from '../version.js';
-
-export interface RunFlags extends RunSessionOptions, ObserverFlags {
-  readonly metricsPort?: string;
-  readonly input: string[];
-  readonly inputs?: string;
-  readonly concurrency?: string;
-  readonly maxCost?: string;
-  readonly allowUnpriced?: boolean;
-  readonly dryRun?: boolean;
-  readonly json?: boolean;
-  readonly report?: string;
-  readonly junit?: string;
-  readonly html?: string;
-  readonly output?: string;
-  readonly offline?: boolean;
-  readonly stateDir?: string;
-  readonly runId?: string;
-  readonly resubmitUnknown?: boolean;
-  readonly resubmitTimedOut?: boolean;
-  /** commander's `--no-cache`. */
-  readonly cache?: boolean;
-  readonly webhookUrl?: string;
-  readonly webhookListen?: string;
-  readonly quiet?: boolean;
-  /** `--keep-going`: leave out items whose inputs fail the load-time checks and run the rest. */
-  readonly keepGoing?: boolean;
-  /** `--wait-daily`: wait for a used-up daily window to refill instead of deferring its items. */
-  readonly waitDaily?: boolean;
-  /** `--wait-lock[=DURATION]`: '' (alone) waits as long as it takes. */
-  readonly waitLock?: string | boolean;
-  readonly queue?: string;
-  /** commander's `--no-color`. */
-  readonly color?: boolean;
-}
 
 export async function runCommand(file: string, given: RunFlags, io: CliIO): Promise<number> {
   // A plain `deflow run` that resumes a run uses the options it journalled (--run-id too; a flag given again overrides).

@@ -8,7 +8,7 @@ import { listRuns, RESUMABLE_STATUSES, resolveStateDir } from '../../engine/inde
 import type { RunOptionsRecord, RunSummary } from '../../engine/index.js';
 import type { CliIO } from '../../common/index.js';
 import { quoteWord } from '../resume-command.js';
-import type { RunFlags } from './run-action.js';
+import type { RunFlags } from './run-flags.js';
 
 /** The flags a session runs with (the journalled ones filled in) and what to say about them. */
 export interface Recalled {

@@ -6,10 +6,10 @@ import { readGivenInputs } from '../../workflow/index.js';
 import { validateWorkflow } from '../../workflow/index.js';
 import { WorkflowInvalidError } from '../../workflow/index.js';
 import type { WorkflowError } from '../../workflow/index.js';
+import type { ModelInfo } from '../../service/index.js';
 import { excludedLines } from './run-notes.js';
 import type { CliIO } from '../../common/index.js';
 import { EXIT } from '../../common/index.js';
-import type { ValidateCommandOptions } from '../commands/validate.js';
 
 export interface ValidateFlags {
   readonly input: string[];
@@ -18,6 +18,12 @@ export interface ValidateFlags {
   readonly json?: boolean;
   /** `--keep-going`: items with bad inputs are left out (listed), as `run --keep-going` would. */
   readonly keepGoing?: boolean;
+}
+
+/** What the validate command can be given by the entry point. */
+export interface ValidateCommandOptions {
+  /** A live model-list fetcher when an API key is present (else undefined: cached models are used). */
+  readonly createModelFetcher?: (io: CliIO) => (() => Promise<readonly ModelInfo[]>) | undefined;
 }
 
 export async function runValidate(file: string, flags: ValidateFlags, io: CliIO, options: ValidateCommandOptions): Promise<number> {

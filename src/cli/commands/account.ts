@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import type { CliIO } from '../../common/index.js';
 import type { AccountOptions, PaymentsOptions } from '../actions/account-action.js';
-import type { ActionWrapper } from '../main.js';
+import type { ActionWrapper } from './action-wrapper.js';
 import { addServiceOptions } from '../service-options.js';
 
 /** Adds the `account` command and its subcommands. */

@@ -5,9 +5,8 @@
  */
 import type { Command } from 'commander';
 import type { CliIO } from '../../common/index.js';
-import type { ActionWrapper } from '../main.js';
-
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+import type { ActionWrapper } from './action-wrapper.js';
+import { SHELLS } from '../actions/option-values.js';
 
 /** Adds `deflow completion`; `program` is the root whose commands the script completes. */
 export function registerCompletionCommand(program: Command, io: CliIO, wrap: ActionWrapper): void {

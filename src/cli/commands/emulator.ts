@@ -8,7 +8,7 @@
 import { type Command, Option } from 'commander';
 import type { CliIO } from '../../common/index.js';
 import type { EmulatorCommandOptions } from '../actions/emulator-action.js';
-import type { ActionWrapper } from '../main.js';
+import type { ActionWrapper } from './action-wrapper.js';
 
 /** Adds the `emulator` command. */
 export function registerEmulatorCommand(program: Command, io: CliIO, wrap: ActionWrapper): void {

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { STATE_DIR_NAME } from '../../common/index.js';
 import type { CliIO } from '../../common/index.js';
-import type { ActionWrapper } from '../main.js';
+import type { ActionWrapper } from './action-wrapper.js';
 import type { GcFlags } from '../actions/gc-action.js';
 
 /** Adds `deflow gc`. */

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { CliIO } from '../../common/index.js';
-import type { ActionWrapper } from '../main.js';
+import type { ActionWrapper } from './action-wrapper.js';
 
 /** Adds `deflow init`. */
 export function registerInitCommand(program: Command, io: CliIO, wrap: ActionWrapper): void {

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { CliIO } from '../../common/index.js';
-import type { ActionWrapper } from '../main.js';
+import type { ActionWrapper } from './action-wrapper.js';
 import type { ModelsOptions } from '../actions/models-action.js';
 import { addServiceOptions } from '../service-options.js';
 

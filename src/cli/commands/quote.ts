@@ -10,13 +10,11 @@
 import type { Command } from 'commander';
 import { DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS } from '../../common/index.js';
 import type { CliIO } from '../../common/index.js';
-import type { ActionWrapper } from '../main.js';
+import type { ActionWrapper } from './action-wrapper.js';
 import type { QuoteFlags } from '../actions/quote-action.js';
 import { addServiceOptions } from '../service-options.js';
 import { addWorkflowInputOptions } from '../workflow-input-options.js';
-
-/** The `--format` values. */
-export const QUOTE_FORMATS = ['table', 'json', 'markdown'] as const;
+import { QUOTE_FORMATS } from '../actions/option-values.js';
 
 /** Adds `deflow quote`. */
 export function registerQuoteCommand(program: Command, io: CliIO, wrap: ActionWrapper): void {

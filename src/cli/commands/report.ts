@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { STATE_DIR_NAME } from '../../common/index.js';
 import type { CliIO } from '../../common/index.js';
-import type { ActionWrapper } from '../main.js';
+import type { ActionWrapper } from './action-wrapper.js';
 import type { ReportFlags } from '../actions/report-action.js';
 
 /** Adds `deflow report`. */

@@ -13,8 +13,8 @@
  */
 import { type Command, Option } from 'commander';
 import type { CliIO } from '../../common/index.js';
-import type { ActionWrapper } from '../main.js';
-import type { RunFlags } from '../actions/run-action.js';
+import type { ActionWrapper } from './action-wrapper.js';
+import type { RunFlags } from '../actions/run-flags.js';
 import { addServiceOptions } from '../service-options.js';
 import { addWorkflowInputOptions } from '../workflow-input-options.js';
 

@@ -4,16 +4,9 @@
  */
 import type { Command } from 'commander';
 import type { CliIO } from '../../common/index.js';
-import type { ModelInfo } from '../../service/index.js';
-import type { ActionWrapper } from '../main.js';
-import type { ValidateFlags } from '../actions/validate-action.js';
+import type { ActionWrapper } from './action-wrapper.js';
+import type { ValidateCommandOptions, ValidateFlags } from '../actions/validate-action.js';
 import { addWorkflowInputOptions } from '../workflow-input-options.js';
-
-/** What the validate command can be given by the entry point. */
-export interface ValidateCommandOptions {
-  /** A live model-list fetcher when an API key is present (else undefined: cached models are used). */
-  readonly createModelFetcher?: (io: CliIO) => (() => Promise<readonly ModelInfo[]>) | undefined;
-}
 
 /** `deflow validate WORKFLOW`: exit 0 and a plan when valid, exit 2 and one line per problem when not. */
 export function registerValidateCommand(program: Command, io: CliIO, wrap: ActionWrapper, options: ValidateCommandOptions = {}): void {

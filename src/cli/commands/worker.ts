@@ -10,7 +10,7 @@
 import { type Command, Option } from 'commander';
 import { API_KEY_ENV } from '../../common/index.js';
 import type { CliIO } from '../../common/index.js';
-import type { ActionWrapper } from '../main.js';
+import type { ActionWrapper } from './action-wrapper.js';
 import type { WorkerFlags } from '../actions/worker-action.js';
 
 /** Adds `deflow worker`. */

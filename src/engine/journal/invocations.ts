@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsdTally, writeFileAtomic } from '../../common/index.js';
 import type { EarlierInvocation } from '../contracts/events.js';
-import type { RunState as ReplayedRun } from './journal-replay.js';
+import type { RunState as ReplayedRun } from './replayed-state.js';
 import type { RecordOf } from './journal-records.js';
 
 export const INVOCATIONS_FILE = 'invocations.json';

@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { writeFileAtomic } from '../../common/index.js';
 import type { JournalRecord, RecordOf } from './journal-records.js';
-import type { NodePhase, NodeState } from './journal-replay.js';
+import type { NodePhase, NodeState } from './replayed-state.js';
 
 /** The snapshot format this code writes and reads (another version is ignored). */
 export const SNAPSHOT_VERSION = 1;

@@ -23,7 +23,7 @@
 import type { EventError } from '../contracts/events.js';
 import type { JournalNodeIds } from './journal-node-ids.js';
 import type { JournalledResult } from './journal-recorder.js';
-import type { RunState as ReplayedRun } from './journal-replay.js';
+import type { RunState as ReplayedRun } from './replayed-state.js';
 import type { RecordOf } from './journal-records.js';
 import type { NodeResult } from '../run/index.js';
 import type { SeedNode } from '../run/index.js';

@@ -3,7 +3,7 @@
  * are done (and how many of those came from the cache), in flight, unknown, failed and
  * skipped, plus every unknown item by name. Read-only: a live run keeps writing meanwhile.
  */
-import type { NodeState, RunState as ReplayedRun } from './journal-replay.js';
+import type { NodeState, RunState as ReplayedRun } from './replayed-state.js';
 import type { RecordOf } from './journal-records.js';
 import { WITHDRAWN_PREFIX } from './journal-recorder.js';
 

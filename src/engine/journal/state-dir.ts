@@ -18,7 +18,8 @@ import type { Clock } from '../../common/index.js';
 import { DeflowError, STATE_DIR_NAME } from '../../common/index.js';
 import { mkdirDurable, writeFileAtomic } from '../../common/index.js';
 import type { RunStatus } from '../contracts/events.js';
-import { readRunState, type RunState } from './journal-replay.js';
+import { readRunState } from './journal-replay.js';
+import type { RunState } from './replayed-state.js';
 import { readLockHolder } from './lock-file.js';
 
 export { STATE_DIR_NAME };

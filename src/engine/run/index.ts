@@ -3,7 +3,7 @@ export { DailyDeferrals } from './daily-deferrals.js';
 export { toEventError } from './job-errors.js';
 export { ConcurrencyController } from './concurrency-controller.js';
 export type { ConcurrencyOptions } from './concurrency-controller.js';
-export type { JobContext, NodeOutcome, RunWebhooks } from './job-runner.js';
+export type { JobContext, NodeOutcome, RunWebhooks } from './job-context.js';
 export { countReaders, resumeNode, runNode } from './job-runner.js';
 export type { NodeResult } from '../contracts/node-result.js';
 export { createScopeBuilder } from './node-scope.js';

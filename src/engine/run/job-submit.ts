@@ -10,7 +10,7 @@ import type { RequestFields } from '../../client/index.js';
 import type { GraphStep } from '../../workflow/index.js';
 import { DailyLimitError } from '../../client/index.js';
 import { judgeSubmitError, toEventError } from './job-errors.js';
-import type { JobContext, NodeOutcome } from './job-runner.js';
+import type { JobContext, NodeOutcome } from './job-context.js';
 
 /** An accepted submission: a job to poll, or a synchronous task's answer. */
 export type Submitted = { kind: 'job'; requestId: string; acceptedAt: number } | { kind: 'sync'; result: Readonly<Record<string, unknown>> };

@@ -10,7 +10,8 @@
 import { type GraphStep, itemKeyOf, type JobGraph } from '../../workflow/index.js';
 import type { ConcurrencyController } from './concurrency-controller.js';
 import type { EventError } from '../contracts/events.js';
-import { countReaders, type JobContext, type NodeOutcome, resumeNode, runNode } from './job-runner.js';
+import type { JobContext, NodeOutcome } from './job-context.js';
+import { countReaders, resumeNode, runNode } from './job-runner.js';
 import type { NodeResult } from '../contracts/node-result.js';
 import { NodeQueue } from './node-queue.js';
 import { NODE } from './run-state.js';

@@ -12,7 +12,7 @@
 import type { Expr } from '@actions/expressions';
 import { ContextAccess, IndexAccess, Literal } from '@actions/expressions/ast';
 import { CONTEXT_NAMES } from './compile-expression.js';
-import type { ExpressionScope } from './evaluate.js';
+import type { ExpressionScope } from './expression-scope.js';
 
 /** Says "use the evaluator". */
 export const EVALUATE: unique symbol = Symbol('evaluate');

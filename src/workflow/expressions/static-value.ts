@@ -1,6 +1,7 @@
 import type { ContextName, Template, ValueTemplate } from '../types.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
-import { type ExpressionScope, type PreparedScope, renderTemplate, renderValue } from './evaluate.js';
+import { type PreparedScope, renderTemplate, renderValue } from './evaluate.js';
+import type { ExpressionScope } from './expression-scope.js';
 
 /** What is known about a value before the run: its value, nothing yet, or why it fails. */
 export type StaticValue =

@@ -1,5 +1,6 @@
 import type { TaskSpec } from '../../service/index.js';
-import { type ExpressionScope, gatherResults } from '../expressions/evaluate.js';
+import { gatherResults } from '../expressions/evaluate.js';
+import type { ExpressionScope } from '../expressions/expression-scope.js';
 import type { ItemContext, ItemList } from '../items/item-list.js';
 import type { ModelSource } from '../models/model-source.js';
 import type { FilledValue } from '../render/fill-defaults.js';

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { DeflowError } from '../../common/index.js';
-import { type ExpressionScope, type PreparedScope, prepareScope, renderTemplate, renderValue, toPreparedScope } from '../expressions/evaluate.js';
+import type { ExpressionScope } from '../expressions/expression-scope.js';
+import { type PreparedScope, prepareScope, renderTemplate, renderValue, toPreparedScope } from '../expressions/evaluate.js';
 import { contextsOf } from '../expressions/static-value.js';
 import { type GraphStep, itemKeyOf, type JobGraph } from '../graph/job-graph.js';
 import { WORKFLOW_CODES } from '../workflow-error.js';

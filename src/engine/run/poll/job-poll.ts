@@ -8,7 +8,7 @@ import type { JobStatus } from '../../../client/index.js';
 import { DeflowError, isDeflowError } from '../../../common/index.js';
 import type { GraphStep } from '../../../workflow/index.js';
 import { isAccountRefusal, isTransientPollError, lostError, toEventError, unsavedError } from '../job-errors.js';
-import type { JobContext, NodeOutcome } from '../job-runner.js';
+import type { JobContext, NodeOutcome } from '../job-context.js';
 import type { NodeResult } from '../../contracts/node-result.js';
 import { JobTimeoutError, PollDeadlineError, pollJob } from './poller.js';
 import { collectJobResult } from '../result-passing.js';
