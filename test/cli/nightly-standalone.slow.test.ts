@@ -6,7 +6,7 @@
  * (`X-Emulator-Clock`), so a re-run after the emulator's day window is a re-run after the reset.
  * Counts come from the emulator (`/_emulator/jobs`, `/_emulator/stats`), not from deflow.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -61,9 +61,9 @@ interface EmulatorProcess {
   readonly key: string;
 }
 
-/** `deflow emulator --port 0 --config emulator.yaml` in `dir`, stopped when the test finishes. */
-async function startEmulatorProcess(dir: string): Promise<EmulatorProcess> {
-  const child = spawn(process.execPath, [cli.main, 'emulator', '--port', '0', '--config', 'emulator.yaml'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+/** `deflow emulator --port 0 ARGS` (by default `--config emulator.yaml`) in `dir`, stopped when the test finishes. */
+async function startEmulatorProcess(dir: string, args: readonly string[] = ['--config', 'emulator.yaml']): Promise<EmulatorProcess> {
+  const child = spawn(process.execPath, [cli.main, 'emulator', '--port', '0', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
   onTestFinished(async () => {
     if (child.exitCode === null) {
       child.kill('SIGTERM');
@@ -82,10 +82,20 @@ async function startEmulatorProcess(dir: string): Promise<EmulatorProcess> {
   return { url: /listening on (\S+)/.exec(out)![1]!, key: /api key: (\S+)/.exec(out)![1]! };
 }
 
-/** `deflow ARGS` as a separate process against the emulator; its exit code and standard error. */
-async function deflow(dir: string, emulator: EmulatorProcess, args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key };
+/**
+ * `deflow ARGS` as a separate process against the emulator; its exit code and standard error.
+ * `env` replaces the environment's key and endpoint (undefined: left out, for a `.env` to give).
+ */
+async function deflow(
+  dir: string,
+  emulator: EmulatorProcess,
+  args: readonly string[],
+  options: { env?: Record<string, string | undefined>; started?: (child: ChildProcess) => void } = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key, ...options.env };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name as keyof typeof env];
   const child = spawn(process.execPath, [cli.main, ...args], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  options.started?.(child);
   // A run that would wait for a reset in real time must not outlive a failed test.
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -94,8 +104,8 @@ async function deflow(dir: string, emulator: EmulatorProcess, args: readonly str
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stderr };
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  return { code, signal, stderr };
 }
 
 /** Jobs the emulator holds, by task. */
@@ -172,3 +182,148 @@ describe('the nightly scenario against a standalone deflow emulator', () => {
     expect((await call(emulator, 'GET', '/_emulator/stats')).body.by_status['429'] ?? 0).toBeLessThanOrEqual(2);
   }, 240_000);
 });
+
+/** What a user writes over `deflow init`'s starter: every new recording of an inbox, transcribed and embedded. */
+const INBOX = yaml(
+  'version: 1',
+  'name: inbox',
+  'output: out',
+  'steps:',
+  '  transcribe:',
+  '    task: audio.transcribe',
+  '    for_each: { glob: "inbox/*.mp3" }',
+  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false }',
+  '    save: "transcripts/${{ item.stem }}.txt"',
+  '  embed:',
+  '    task: text.embed',
+  '    for_each: transcribe',
+  '    with: { input: "${{ steps.transcribe.text }}", model: Bge_M3_FP16 }',
+  '    save: "embeddings/${{ item.stem }}.json"',
+);
+
+interface JobSummary {
+  readonly task: string;
+  readonly price: number;
+  readonly params_digest: string;
+}
+
+async function emulatorJobs(emulator: EmulatorProcess): Promise<JobSummary[]> {
+  return (await call(emulator, 'GET', '/_emulator/jobs')).body as JobSummary[];
+}
+
+/** `n` new recordings in the inbox, numbered from `from` (each of its own length: no two alike). */
+async function addRecordings(inbox: string, from: number, n: number): Promise<void> {
+  for (let i = from; i < from + n; i++) await writeFile(join(inbox, `rec-${String(i).padStart(2, '0')}.mp3`), makeMp3(2 + i * 0.05));
+}
+
+describe('three nights through the built CLI against a standalone deflow emulator (the README recipe)', () => {
+  it('each night pays only for what is new and exits 6 (one corrupt file left out); night 2 killed and resumed with a bare run; gc between nights; a wrong key fails with everything cached', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'deflow-three-nights-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const emulator = await startEmulatorProcess(dir, ['--time-scale', '1']);
+    // Jobs take a few seconds (the emulator's default): a run can be killed with work in flight.
+
+    // deflow init, then the user's own steps over an inbox, and the key in .env (not in the environment).
+    const init = await deflow(dir, emulator, ['init', 'nightly']);
+    expect(init.code, init.stderr).toBe(0);
+    await writeFile(join(dir, 'nightly', 'workflow.yaml'), INBOX);
+    const envExample = await readFile(join(dir, 'nightly', '.env.example'), 'utf8');
+    expect(envExample).toMatch(/^DEAPI_API_KEY=$/m);
+    await writeFile(join(dir, 'nightly', '.env'), envExample.replace(/^DEAPI_API_KEY=$/m, `DEAPI_API_KEY=${emulator.key}`));
+    const fromDotEnv = { env: { DEAPI_API_KEY: undefined } };
+    const inbox = join(dir, 'nightly', 'inbox');
+    await mkdir(inbox);
+    await addRecordings(inbox, 0, 4);
+    await writeFile(join(inbox, 'zz-corrupt.mp3'), 'this is not audio');
+
+    // The cap: above a night's new items (4 at most), below the whole folder by the third night (10).
+    const quoted = await deflowJson(dir, emulator, ['quote', 'nightly/workflow.yaml', '--keep-going', '--format', 'json'], fromDotEnv);
+    const perItemHigh = quoted.to_pay.high / 4;
+    const cap = String(Math.ceil(perItemHigh * 6 * 1e6) / 1e6);
+    const night = ['run', 'nightly/workflow.yaml', '--keep-going', '--max-cost', cap];
+    const seen: JobSummary[] = [];
+    const newJobs = async (): Promise<JobSummary[]> => {
+      const all = await emulatorJobs(emulator);
+      const fresh = all.slice(seen.length);
+      seen.push(...fresh);
+      return fresh;
+    };
+    const tasks = (jobs: readonly JobSummary[]) => jobs.map((j) => j.task).sort();
+    const spent = (jobs: readonly JobSummary[]) => jobs.reduce((sum, j) => sum + j.price, 0);
+    const pairsOf = (n: number) => [...Array<string>(n).fill('audio.transcribe'), ...Array<string>(n).fill('text.embed')].sort();
+
+    // Night 1: four recordings and the corrupt file, left out.
+    const first = await deflow(dir, emulator, night, fromDotEnv);
+    expect(first.code, first.stderr).toBe(6);
+    expect(first.stderr).toMatch(/inbox\/zz-corrupt\.mp3: expected .*, got content of an unrecognised format/);
+    const night1 = await newJobs();
+    expect(tasks(night1)).toEqual(pairsOf(4));
+    expect(spent(night1)).toBeLessThanOrEqual(Number(cap));
+    expect((await deflow(dir, emulator, ['gc', 'nightly/workflow.yaml'], fromDotEnv)).code).toBe(0);
+
+    // Night 2: three more; killed (kill -9) once its three transcriptions are submitted and journalled
+    // (their jobs still running at the service), then a bare `deflow run`.
+    await addRecordings(inbox, 4, 3);
+    const runsDir = join(dir, 'nightly', '.deflow', 'runs');
+    const runsBefore = new Set(await readdir(runsDir));
+    const submittedInJournal = async (): Promise<number> => {
+      const run = (await readdir(runsDir)).find((name) => !runsBefore.has(name));
+      if (run === undefined) return 0;
+      const journal = await readFile(join(runsDir, run, 'journal.jsonl'), 'utf8').catch(() => '');
+      return journal.split('\n').filter((line) => line.includes('"t":"submitted"')).length;
+    };
+    const killed = await deflow(dir, emulator, night, {
+      ...fromDotEnv,
+      started: (child) => {
+        void (async () => {
+          while ((await submittedInJournal()) < 3 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
+          child.kill('SIGKILL');
+        })();
+      },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const resumed = await deflow(dir, emulator, ['run', 'nightly/workflow.yaml'], fromDotEnv);
+    expect(resumed.code, resumed.stderr).toBe(6);
+    expect(resumed.stderr).toMatch(/^resuming run \S+: \d+ done, 3 in flight \(polled, not resubmitted\)/m);
+    // The options of the killed run were journalled: the bare run keeps going, under the same cap.
+    expect(resumed.stderr).toContain('--keep-going');
+    expect(resumed.stderr).toContain(`--max-cost ${cap}`);
+    const night2 = await newJobs();
+    expect(tasks(night2)).toEqual(pairsOf(3));
+    expect(spent(night2)).toBeLessThanOrEqual(Number(cap));
+    expect((await deflow(dir, emulator, ['gc', 'nightly/workflow.yaml'], fromDotEnv)).code).toBe(0);
+
+    // Night 3: three more; by now the whole folder costs more than the cap, and the night runs.
+    await addRecordings(inbox, 7, 3);
+    const whole = await deflowJson(dir, emulator, ['quote', 'nightly/workflow.yaml', '--keep-going', '--format', 'json', '--no-cache'], fromDotEnv);
+    expect(whole.to_pay.high).toBeGreaterThan(Number(cap));
+    const third = await deflow(dir, emulator, night, fromDotEnv);
+    expect(third.code, third.stderr).toBe(6);
+    const night3 = await newJobs();
+    expect(tasks(night3)).toEqual(pairsOf(3));
+    expect(spent(night3)).toBeLessThanOrEqual(Number(cap));
+    expect((await readdir(join(dir, 'nightly', 'out', 'transcripts'))).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `rec-${String(i).padStart(2, '0')}.txt`));
+    // Nothing was paid twice over the three nights.
+    expect(new Set(seen.map((j) => `${j.task} ${j.params_digest}`)).size).toBe(seen.length);
+
+    // A broken secret: everything is cached, and the run still fails on the key (the environment wins over .env).
+    const wrong = await deflow(dir, emulator, night, { env: { DEAPI_API_KEY: 'sk-wrong-0000000000' } });
+    expect(wrong.code, wrong.stderr).toBe(3);
+    expect(wrong.stderr).toContain('E_AUTH');
+    expect(wrong.stderr).not.toContain(emulator.key);
+    expect(await newJobs()).toEqual([]);
+  }, 300_000);
+});
+
+async function deflowJson(dir: string, emulator: EmulatorProcess, args: readonly string[], options: { env?: Record<string, string | undefined> }): Promise<{ to_pay: { high: number } }> {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key, ...options.env };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name as keyof typeof env];
+  const child = spawn(process.execPath, [cli.main, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  expect(code, stderr).toBe(0);
+  return JSON.parse(stdout) as { to_pay: { high: number } };
+}
