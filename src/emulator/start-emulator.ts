@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { type Clock, createVirtualClock } from '../common/index.js';
 import { DeflowError } from '../common/index.js';
 import { Account } from './account/account.js';
-import { KeyStore } from './http/auth.js';
+import { KeyStore } from './account/api-keys.js';
 import { type ConfigOverrides, type EmulatorConfigInput, loadEmulatorConfig } from './config/config.js';
 import { FaultInjector } from './config/faults.js';
 import { type EmulatorJobSummary, type EmulatorStats, StatsRecorder, summariseJob } from './http/introspection.js';
@@ -20,7 +20,7 @@ import { createModelRegistry } from './requests/model-registry.js';
 import { createRandom } from './config/random.js';
 import { RateLimiter } from './limits/rate-limiter.js';
 import { createEmulatorServer, handleEmulatorRequest } from './http/server.js';
-import type { EmulatorServices } from './services.js';
+import type { EmulatorServices } from './http/services.js';
 import type { EmulatorConfig, EmulatorRuntime } from './types.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 

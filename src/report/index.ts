@@ -1,6 +1,6 @@
 export { renderQuoteMarkdown } from './ci/quote-markdown.js';
 export { renderQuoteTable } from './quote-table.js';
-export { createReporters } from './terminal/select-renderers.js';
+export { createReporters } from './select-renderers.js';
 export { formatCost, formatTotal } from './format-cost.js';
 export { EVENT_LOG_NAME, EventLogRenderer, readEventLog } from './terminal/event-log.js';
 export { writeHtmlReport } from './html/write-html-report.js';

@@ -19,7 +19,7 @@ export type { ItemContext, ItemList } from './items/item-list.js';
 export { createModelSource, loadModelSource, type LoadModelSourceOptions, type ModelSource, type ModelSourceKind } from './models/model-source.js';
 export { checkFieldValue, checkModelLimits, coerceFieldValue } from './render/check-field-value.js';
 export { type FilledValue, fillDefaults } from './render/fill-defaults.js';
-export { itemKey, type KnownRequest, renderKnownFields, renderRequest, type RenderedRequest, renderSavePath } from './render/render-request.js';
+export { itemKey, type KnownRequest, renderKnownFields, renderRequest, type RenderedRequest, renderSavePath } from './graph/render-request.js';
 export { resolveSavePath, savePathProblem, UnsafeSavePathError } from './render/resolve-save-path.js';
 export { buildWorkflowSchema } from './schema/build-workflow-schema.js';
 export type * from './types.js';

@@ -13,7 +13,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cycles, fileGraph, folderGraph, type Graph } from './import-graph.js';
+import { cycles, describeFolderCycles, fileGraph, folderGraph, type Graph } from './import-graph.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -62,6 +62,12 @@ describe('folders of src/', () => {
     const graph = roomGraph(FILES);
     expect(graph.has('src/engine/run') && graph.has('src/workflow')).toBe(true);
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it('import each other in no circle, sub-folders of one layer included (cli/actions, cli/commands)', () => {
+    const graph = folderGraph(FILES);
+    expect(graph.get('src/cli/commands')?.has('src/cli/actions')).toBe(true);
+    expect(describeFolderCycles(FILES, cycles(graph))).toEqual([]);
   });
 
   it('hold files that import each other in no circle', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/common/cli-io.js';
-import { createReporters } from '../../src/report/terminal/select-renderers.js';
+import { createReporters } from '../../src/report/select-renderers.js';
 import { manualTicker, memoryStream, sampleRun } from './run-events.js';
 
 const SGR = /\u001b\[[0-9;]*m/;

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandGraph } from '../../src/workflow/graph/expand-graph.js';
-import { itemKey, renderKnownFields, renderRequest, renderSavePath } from '../../src/workflow/render/render-request.js';
+import { itemKey, renderKnownFields, renderRequest, renderSavePath } from '../../src/workflow/graph/render-request.js';
 import { validateText, useTempDirs } from './helpers.js';
 import { loadWorkflow } from '../../src/workflow/validate/load-workflow.js';
 

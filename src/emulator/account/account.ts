@@ -4,8 +4,7 @@
  * spend limits, payments, and the key description of GET /api/v2/key.
  */
 import type { Clock } from '../../common/index.js';
-import { type ApiKey, previewSecret } from '../http/auth.js';
-import { formatIsoOffset } from '../http/responses.js';
+import { type ApiKey, previewSecret } from './api-keys.js';
 import type { EmulatorJob, JobAccountHooks, PaymentConfig } from '../types.js';
 import { toMicros, toUsd } from '../../common/index.js';
 
@@ -150,4 +149,9 @@ function samplePayments(nowMs: number): PaymentConfig[] {
     provider,
     created_at: formatIsoOffset(nowMs - (SAMPLE.length - i) * 7 * day),
   }));
+}
+
+/** Formats virtual epoch ms as ISO 8601 with an explicit offset (`2025-01-02T03:04:05+00:00`). */
+function formatIsoOffset(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }

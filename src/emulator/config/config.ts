@@ -13,7 +13,7 @@ import { DeflowError } from '../../common/index.js';
 import { SUBMISSION_POOLS } from '../../service/index.js';
 import { MODEL_CATALOGUE } from '../../service/index.js';
 import { type ConfigOrigin, type ConfigProblem, describeSchemaError, didYouMean, formatProblem, locate } from './config-diagnostics.js';
-import { isValidIpEntry } from '../http/ip-allow.js';
+import { isValidIpEntry } from '../protocol/ip-allow.js';
 import { createRandom, randomHex } from './random.js';
 import { applyTier } from '../limits/rate-tiers.js';
 import type { EmulatorConfig, KeyConfig, RateConfig } from '../types.js';

@@ -10,7 +10,7 @@
  * in validation and config; paging is the spec's in both (paginator.ts).
  */
 import type { ModelInfo } from '../../service/index.js';
-import type { PageEnvelope } from '../http/paginator.js';
+import type { PageEnvelope } from '../protocol/paginator.js';
 import type { EmulatorProfile } from '../types.js';
 
 /** The body of a model-list answer. */

@@ -7,15 +7,15 @@
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Endpoint, matchEndpoint, retiredSuccessor } from '../../service/index.js';
-import type { ApiKey } from './auth.js';
-import { roleCovers } from './auth.js';
+import type { ApiKey } from '../account/api-keys.js';
+import { roleCovers } from '../account/api-keys.js';
 import { BodyTooLargeError, MAX_BODY_BYTES, parseBody } from './body-parser.js';
 import { type FaultPlan, NO_FAULTS } from '../config/faults.js';
-import { normaliseAddress } from './ip-allow.js';
+import { normaliseAddress } from '../protocol/ip-allow.js';
 import { formatRateLimitHeaders } from '../limits/rate-limiter.js';
 import { chooseBucket, ipRefusalRules } from '../limits/rate-policy.js';
 import { type ApiResponse, errorResponse, MESSAGES, methodNotAllowed, retiredRoute, routeNotFound } from './responses.js';
-import type { EmulatorServices } from '../services.js';
+import type { EmulatorServices } from './services.js';
 import type { ParsedBody } from '../types.js';
 
 /** An authorised, admitted request, ready for its endpoint's handler. */

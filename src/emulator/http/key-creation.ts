@@ -7,9 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../common/index.js';
 import type { Account } from '../account/account.js';
-import type { ApiKey, KeyStore } from './auth.js';
+import type { ApiKey, KeyStore } from '../account/api-keys.js';
 import { addError, MESSAGES, summariseErrors } from '../requests/error-messages.js';
-import { isValidIpEntry } from './ip-allow.js';
+import { isValidIpEntry } from '../protocol/ip-allow.js';
 import { type ApiResponse, jsonResponse, validationResponse } from './responses.js';
 import type { FieldErrors, ParsedBody } from '../types.js';
 

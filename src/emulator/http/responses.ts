@@ -75,8 +75,3 @@ export function methodNotAllowed(method: string, path: string, allowed: readonly
     headers: { Allow: allowed.join(', ') },
   });
 }
-
-/** Formats virtual epoch ms as ISO 8601 with an explicit offset (`2025-01-02T03:04:05+00:00`). */
-export function formatIsoOffset(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
-}

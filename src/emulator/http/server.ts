@@ -12,7 +12,7 @@ import { discardUploads, drainRequest } from './body-parser.js';
 import { type FaultPlan, NO_FAULTS, resetConnection, writeTruncated } from '../config/faults.js';
 import { answerIntrospection } from './introspection.js';
 import { type ApiResponse, errorResponse, jsonResponse, MESSAGES, methodNotAllowed, routeNotFound } from './responses.js';
-import type { EmulatorServices } from '../services.js';
+import type { EmulatorServices } from './services.js';
 
 /** An HTTP server answering as the service does. Not yet listening. */
 export function createEmulatorServer(services: EmulatorServices): Server {

@@ -3,7 +3,7 @@
  * `filter[inference_types]=a,b` and paged like every list (spec: Model list).
  */
 import { MODEL_CATALOGUE, type ModelInfo } from '../../service/index.js';
-import { type PageEnvelope, paginate, readPageQuery } from '../http/paginator.js';
+import { type PageEnvelope, paginate, readPageQuery } from '../protocol/paginator.js';
 import type { ModelRegistry } from '../types.js';
 
 /** A registry over `models` (the built-in catalogue by default). */

@@ -6,7 +6,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { createIpAllowList } from '../http/ip-allow.js';
+import { createIpAllowList } from '../protocol/ip-allow.js';
 
 const PRIVATE_RANGES = createIpAllowList([
   '127.0.0.0/8',

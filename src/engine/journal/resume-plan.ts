@@ -26,7 +26,7 @@ import type { JournalledResult } from './journal-recorder.js';
 import type { RunState as ReplayedRun } from './replayed-state.js';
 import type { RecordOf } from './journal-records.js';
 import type { NodeResult } from '../run/index.js';
-import type { SeedNode } from '../run/index.js';
+import type { SeedNode } from '../contracts/seed-node.js';
 
 /** A node state carried into the resumed run. */
 export type ResumeSeed = SeedNode;

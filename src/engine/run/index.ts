@@ -16,7 +16,7 @@ export { decideOutcome } from './run-outcome.js';
 export { RunState } from './run-state.js';
 export type { RunCounts } from './run-state.js';
 export { Scheduler } from './scheduler.js';
-export type { NodeRunners, SeedNode } from './scheduler.js';
+export type { NodeRunners } from './scheduler.js';
 export { NO_RECORDER } from '../contracts/state-recorder.js';
 export type { RecordedDone, RecordedNode, StateRecorder } from '../contracts/state-recorder.js';
 export { GatedGovernor, isSubmitGate, SubmitHooks } from './submit-gate.js';

@@ -11,7 +11,7 @@ import { evaluateCondition, renderSavePath } from '../../workflow/index.js';
 import type { CacheQuery } from '../cache/index.js';
 import { digestRequest, resolveRequest } from './field-resolver.js';
 import { jobFailureError, toEventError, unsavedError } from './job-errors.js';
-import { collectWithRetry, poll, readCost } from './poll/job-poll.js';
+import { collectWithRetry, poll, readCost } from './job-poll.js';
 import { JobTimeoutError } from './poll/poller.js';
 import type { JobContext, NodeOutcome } from './job-context.js';
 import { submitJob } from './job-submit.js';

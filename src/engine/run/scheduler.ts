@@ -9,43 +9,11 @@
  */
 import { type GraphStep, itemKeyOf, type JobGraph } from '../../workflow/index.js';
 import type { ConcurrencyController } from './concurrency-controller.js';
-import type { EventError } from '../contracts/events.js';
 import type { JobContext, NodeOutcome } from './job-context.js';
 import { countReaders, resumeNode, runNode } from './job-runner.js';
-import type { NodeResult } from '../contracts/node-result.js';
 import { NodeQueue } from './node-queue.js';
 import { NODE } from './run-state.js';
-
-/** A node's state carried over from an earlier run (resume). */
-export type SeedNode =
-  | {
-      readonly state: 'done';
-      readonly step: string;
-      readonly k: number;
-      readonly result: NodeResult;
-      readonly outputs: readonly string[];
-      /** Clock ms when it was done (its cost was charged then). */
-      readonly doneAt?: number;
-    }
-  | {
-      readonly state: 'submitted';
-      readonly step: string;
-      readonly k: number;
-      readonly requestId: string;
-      readonly attempt: number;
-      /** The job's cache key, so that its result is stored once it is done. */
-      readonly cacheKey?: string | null;
-      /** Done and paid for in an earlier session (USD charged then), its result not saved: fetched again, never resubmitted. */
-      readonly paid?: { readonly cost: number | null };
-      /** Clock ms when the earlier session journalled the job as accepted (its first poll is due from then). */
-      readonly submittedAt?: number | null;
-    }
-  /** Paid in an earlier session, its result lost for good: reported as such. */
-  | { readonly state: 'unsaved'; readonly step: string; readonly k: number; readonly requestId: string; readonly error: EventError }
-  | { readonly state: 'unknown'; readonly step: string; readonly k: number; readonly reason: string }
-  /** Left out of the run: its inputs failed the load-time checks (`--keep-going`). */
-  | { readonly state: 'invalid'; readonly step: string; readonly k: number; readonly reason: string }
-  | { readonly state: 'failed'; readonly step: string; readonly k: number; readonly error: EventError };
+import type { SeedNode } from '../contracts/seed-node.js';
 
 /** What runs a node (the job runner; benchmarks swap in a no-op to measure the bookkeeping alone). */
 export interface NodeRunners {

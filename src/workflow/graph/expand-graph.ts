@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { renderTemplate } from '../expressions/evaluate.js';
 import { type GivenInputs, resolveInputs } from '../inputs/resolve-inputs.js';
 import type { ItemSourceResult } from '../items/resolve-item-source.js';
-import { itemsOfStep, resolveSources } from '../items/resolve-sources.js';
+import { itemsOfStep, resolveSources } from './resolve-sources.js';
 import { createModelSource, type ModelSource } from '../models/model-source.js';
 import { MODEL_CATALOGUE } from '../../service/index.js';
 import type { FilledValue } from '../render/fill-defaults.js';

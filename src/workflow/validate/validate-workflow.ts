@@ -4,7 +4,7 @@ import { analyzeSteps } from '../graph/analyze-steps.js';
 import { expandGraph } from '../graph/expand-graph.js';
 import type { JobGraph } from '../graph/job-graph.js';
 import { type GivenInputs, resolveInputs } from '../inputs/resolve-inputs.js';
-import { itemsOfStep, resolveSources } from '../items/resolve-sources.js';
+import { itemsOfStep, resolveSources } from '../graph/resolve-sources.js';
 import { loadModelSource, type ModelSource } from '../models/model-source.js';
 import type { FilledValue } from '../render/fill-defaults.js';
 import { RULES, type RuleContext } from '../rules/index.js';

@@ -7,7 +7,7 @@
 import { UsdTally } from '../../../common/index.js';
 import { decideGate, type GateOutcome, type Quote, type QuoteTotal, TotalAccumulator } from '../../quote/index.js';
 import type { JobGraph } from '../../../workflow/index.js';
-import type { SeedNode } from '../scheduler.js';
+import type { SeedNode } from '../../contracts/seed-node.js';
 
 /** USD charged for the nodes an earlier session finished, and their graph indexes. */
 export function earlierSpend(graph: JobGraph, seeds: readonly SeedNode[]): { spent: number; done: Set<number> } {

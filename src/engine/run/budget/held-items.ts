@@ -20,7 +20,7 @@ import { toStepResult } from '../../contracts/node-result.js';
 import type { HeldItem } from '../../quote/index.js';
 import { resolveRequest } from '../field-resolver.js';
 import { createScopeBuilder } from '../node-scope.js';
-import type { SeedNode } from '../scheduler.js';
+import type { SeedNode } from '../../contracts/seed-node.js';
 
 export interface FindHeldOptions {
   readonly graph: JobGraph;

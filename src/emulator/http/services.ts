@@ -2,14 +2,14 @@
  * What the request handlers of one running emulator share. Built by `startEmulator`; no
  * module keeps state of its own.
  */
-import type { Clock } from '../common/index.js';
-import type { Account } from './account/account.js';
-import type { KeyStore } from './http/auth.js';
-import type { WebhookSender } from './webhooks/webhook-sender.js';
-import type { FaultInjector } from './config/faults.js';
-import type { StatsRecorder } from './http/introspection.js';
-import type { RateLimiter } from './limits/rate-limiter.js';
-import type { EmulatorConfig, EmulatorJob, ModelRegistry, ResolvedRequest, ResultFile } from './types.js';
+import type { Clock } from '../../common/index.js';
+import type { Account } from '../account/account.js';
+import type { KeyStore } from '../account/api-keys.js';
+import type { WebhookSender } from '../webhooks/webhook-sender.js';
+import type { FaultInjector } from '../config/faults.js';
+import type { StatsRecorder } from './introspection.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { EmulatorConfig, EmulatorJob, ModelRegistry, ResolvedRequest, ResultFile } from '../types.js';
 
 /** The part of the domain's job store the HTTP layer calls (src/emulator/types.ts, domain API). */
 export interface JobStoreApi {

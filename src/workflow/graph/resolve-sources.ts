@@ -1,7 +1,7 @@
-import type { StepAnalysis } from '../graph/analyze-steps.js';
+import type { StepAnalysis } from './analyze-steps.js';
 import type { Workflow } from '../types.js';
-import type { ItemList } from './item-list.js';
-import { type ItemSourceResult, resolveItemSource } from './resolve-item-source.js';
+import type { ItemList } from '../items/item-list.js';
+import { type ItemSourceResult, resolveItemSource } from '../items/resolve-item-source.js';
 
 /** Lists the items of every step that has its own source (glob, items, file, matrix), in parallel. */
 export async function resolveSources(workflow: Workflow, inputs: Readonly<Record<string, unknown>>): Promise<Map<string, ItemSourceResult>> {

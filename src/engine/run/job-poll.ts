@@ -3,15 +3,15 @@
  * ask again; a paid job whose status can no longer be read is unsaved or lost, never bought
  * again), read its charge, and fetch its result (once more if the first transfer fails).
  */
-import { DailyLimitError } from '../../../client/index.js';
-import type { JobStatus } from '../../../client/index.js';
-import { DeflowError, isDeflowError } from '../../../common/index.js';
-import type { GraphStep } from '../../../workflow/index.js';
-import { isAccountRefusal, isTransientPollError, lostError, toEventError, unsavedError } from '../job-errors.js';
-import type { JobContext, NodeOutcome } from '../job-context.js';
-import type { NodeResult } from '../../contracts/node-result.js';
-import { JobTimeoutError, PollDeadlineError, pollJob } from './poller.js';
-import { collectJobResult } from '../result-passing.js';
+import { DailyLimitError } from '../../client/index.js';
+import type { JobStatus } from '../../client/index.js';
+import { DeflowError, isDeflowError } from '../../common/index.js';
+import type { GraphStep } from '../../workflow/index.js';
+import { isAccountRefusal, isTransientPollError, lostError, toEventError, unsavedError } from './job-errors.js';
+import type { JobContext, NodeOutcome } from './job-context.js';
+import type { NodeResult } from '../contracts/node-result.js';
+import { JobTimeoutError, PollDeadlineError, pollJob } from './poll/poller.js';
+import { collectJobResult } from './result-passing.js';
 
 /**
  * With webhooks, polls are the fallback for a lost delivery: planned waits are this many times

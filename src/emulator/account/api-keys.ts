@@ -3,7 +3,7 @@
  * strings, 401 codes for a missing, unknown, revoked or expired key, and the role check.
  */
 import type { Clock } from '../../common/index.js';
-import { createIpAllowList, type IpAllowList } from './ip-allow.js';
+import { createIpAllowList, type IpAllowList } from '../protocol/ip-allow.js';
 import type { KeyConfig } from '../types.js';
 import { toMicros } from '../../common/index.js';
 

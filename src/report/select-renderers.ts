@@ -1,18 +1,18 @@
 import { dirname, join, resolve } from 'node:path';
-import type { CliIO } from '../../common/index.js';
-import { DeflowError } from '../../common/index.js';
-import type { RunEvent, RunEventSink } from '../../engine/index.js';
-import { shouldUseColor } from './color.js';
-import { EventLogRenderer } from './event-log.js';
-import type { EventRenderer } from './event-renderer.js';
-import { renderAnnotations } from '../ci/github-annotations.js';
-import { appendStepSummary } from '../ci/github-step-summary.js';
-import { writeJUnit } from '../ci/junit.js';
-import { NdjsonRenderer } from './ndjson-renderer.js';
-import { RunReportBuilder } from '../files/run-report.js';
-import type { Ticker } from './ticker.js';
-import { createProgressRenderer } from './tty-renderer.js';
-import { writeHtmlReport } from '../html/write-html-report.js';
+import type { CliIO } from '../common/index.js';
+import { DeflowError } from '../common/index.js';
+import type { RunEvent, RunEventSink } from '../engine/index.js';
+import { shouldUseColor } from './terminal/color.js';
+import { EventLogRenderer } from './terminal/event-log.js';
+import type { EventRenderer } from './terminal/event-renderer.js';
+import { renderAnnotations } from './ci/github-annotations.js';
+import { appendStepSummary } from './ci/github-step-summary.js';
+import { writeJUnit } from './ci/junit.js';
+import { NdjsonRenderer } from './terminal/ndjson-renderer.js';
+import { RunReportBuilder } from './files/run-report.js';
+import type { Ticker } from './terminal/ticker.js';
+import { createProgressRenderer } from './terminal/tty-renderer.js';
+import { writeHtmlReport } from './html/write-html-report.js';
 
 /** Options for {@link createReporters}: the run command's output flags and the environment. */
 export interface ReporterOptions {

@@ -3,11 +3,11 @@ import { DeflowError } from '../../common/index.js';
 import type { ExpressionScope } from '../expressions/expression-scope.js';
 import { type PreparedScope, prepareScope, renderTemplate, renderValue, toPreparedScope } from '../expressions/evaluate.js';
 import { contextsOf } from '../expressions/static-value.js';
-import { type GraphStep, itemKeyOf, type JobGraph } from '../graph/job-graph.js';
+import { type GraphStep, itemKeyOf, type JobGraph } from './job-graph.js';
 import { WORKFLOW_CODES } from '../workflow-error.js';
-import { checkFieldValue, checkModelLimits, coerceFieldValue } from './check-field-value.js';
-import { fillDefaults } from './fill-defaults.js';
-import { resolveSavePath } from './resolve-save-path.js';
+import { checkFieldValue, checkModelLimits, coerceFieldValue } from '../render/check-field-value.js';
+import { fillDefaults } from '../render/fill-defaults.js';
+import { resolveSavePath } from '../render/resolve-save-path.js';
 
 /** A job's request fields, rendered for one node. */
 export interface RenderedRequest {
