@@ -37,8 +37,8 @@ export class QueueRunners implements NodeRunners {
   /** Pools of the nodes awaited now (by node id). */
   private readonly awaited = new Map<number, string>();
   private readonly deferred = new Map<string, number>();
-  /** Nodes enqueued again as paid, not saved by an earlier session: their cost was charged then. */
-  private readonly paidEarlier = new Set<number>();
+  /** Nodes enqueued again as paid, not saved by an earlier session, with what their job cost (null: not stated). */
+  private readonly paidEarlier = new Map<number, number | null>();
   private ctx: JobContext | undefined;
 
   constructor(private readonly options: QueueRunnersOptions) {}
@@ -90,7 +90,7 @@ export class QueueRunners implements NodeRunners {
         const carried = await this.clearForRetry(queue, jobId);
         if (carried !== undefined) {
           data = { ...data, ...carried };
-          if (carried.paid !== undefined) this.paidEarlier.add(id);
+          if (carried.paid !== undefined) this.paidEarlier.set(id, carried.paid.cost);
         }
       }
       await queue.add(step.id, data, { jobId, attempts: 1, removeOnComplete: { age: KEEP_JOBS_S }, removeOnFail: { age: KEEP_JOBS_S } });
@@ -189,7 +189,9 @@ export class QueueRunners implements NodeRunners {
       case 'done': {
         ctx.results.put(id, result.result, countReaders(ctx, id));
         await state.done(id, { result: result.result, outputs: result.outputs, cached: result.cached, cacheKey: result.cacheKey });
-        const charged = result.cached || this.paidEarlier.has(id) ? 0 : (result.result.cost ?? state.quotedOf(id) ?? 0);
+        // The run's spend is counted afresh by every session from the queue's jobs (done ones of
+        // earlier sessions included), so a job paid in an earlier session counts here too.
+        const charged = result.cached ? 0 : (result.result.cost ?? this.paidEarlier.get(id) ?? state.quotedOf(id) ?? 0);
         if (charged > 0) ctx.pricer.observe(ctx.graph.nodeAt(id).step.id, charged);
         return { outcome: 'done', charged };
       }
@@ -199,7 +201,7 @@ export class QueueRunners implements NodeRunners {
       case 'unsaved': {
         // Paid, not saved: a later session of the run fetches it again by its request id.
         await state.unsaved(id, result.requestId, result.error, result.cost);
-        return { outcome: 'failed', charged: this.paidEarlier.has(id) ? 0 : (result.cost ?? 0) };
+        return { outcome: 'failed', charged: result.cost ?? this.paidEarlier.get(id) ?? 0 };
       }
       case 'skipped':
         await state.skipped(id, result.reason);
