@@ -11,13 +11,16 @@ describe('HeartbeatRenderer', () => {
   it('prints a progress line when something changed, not one per item, and not the same line every interval', () => {
     const stderr = memoryStream();
     const ticker = manualTicker();
-    const renderer = new HeartbeatRenderer(stderr, { ticker });
+    let real = 1_000_000;
+    const renderer = new HeartbeatRenderer(stderr, { ticker, realNow: () => real });
     renderer.handle(runStarted([{ id: 'fan', task: 'text-to-image', items: 1000 }]));
     for (let i = 0; i < 128; i++) renderer.handle(submitted(node('fan', i, `k${i}`), T0 + i, `r${i}`, 0.001));
     for (let i = 0; i < 120; i++) renderer.handle(done(node('fan', i, `k${i}`), T0 + 200 + i, { cost: 0.00102833, startedAt: T0 + i }));
     expect(lines(stderr.text())).toEqual(['[deflow] running Podcast: 1000 items in 1 steps (run run-1)']);
+    // 120 items in 12 real seconds: 880 left at that pace take 88 s.
+    real += 12_000;
     ticker.tick();
-    expect(lines(stderr.text()).at(-1)).toBe('[deflow] 120/1000 done · 8 running · 0 failed · 0 skipped · $0.1234 spent');
+    expect(lines(stderr.text()).at(-1)).toBe('[deflow] 120/1000 done · 8 running · 0 failed · 0 skipped · $0.1234 spent · ETA 1m 28s');
     // Nothing changed: no new line until 30 s of 5 s ticks have passed.
     for (let i = 0; i < 5; i++) ticker.tick();
     expect(lines(stderr.text())).toHaveLength(2);
@@ -38,7 +41,7 @@ describe('HeartbeatRenderer', () => {
     renderer.handle({ type: 'rate-wait', ts: T0 + 1000, pool: 'audio/speech', waitMs: 42_000, limit: 20, windowSeconds: 60 });
     ticker.tick();
     expect(lines(stderr.text()).at(-1)).toBe(
-      '[deflow] 0/40 done · 0 running · 0 failed · 0 skipped · $0.00 spent · waiting: audio/speech: 20/min, next window in 42.0s virtual · ETA 2m 00s virtual',
+      '[deflow] 0/40 done · 0 running · 0 failed · 0 skipped · $0.00 spent · waiting: audio/speech: 20/min, next window in 42.0s virtual · ETA 6.0s (2m 00s virtual)',
     );
     // Half a real second later at time scale 20: 10 virtual seconds have passed; the same wait is not printed again.
     real += 500;
@@ -47,7 +50,25 @@ describe('HeartbeatRenderer', () => {
     // Past the window: the wait is gone, which is a change.
     real += 2000;
     ticker.tick();
-    expect(lines(stderr.text()).at(-1)).toBe('[deflow] 0/40 done · 0 running · 0 failed · 0 skipped · $0.00 spent');
+    expect(lines(stderr.text()).at(-1)).toBe('[deflow] 0/40 done · 0 running · 0 failed · 0 skipped · $0.00 spent · ETA estimating');
+  });
+
+  it('puts the spend against the quote and a real-time ETA on every progress line; cached items do not set the pace', () => {
+    const stderr = memoryStream();
+    const ticker = manualTicker();
+    let real = 5_000_000;
+    const renderer = new HeartbeatRenderer(stderr, { ticker, realNow: () => real });
+    const events = sampleRun();
+    // run-started, quoted ($0.25), one cached item: nothing has been worked on yet.
+    for (const event of events.slice(0, 3)) renderer.handle(event);
+    ticker.tick();
+    expect(lines(stderr.text()).at(-1)).toBe('[deflow] 1/6 done · 0 running · 0 failed · 0 skipped · $0.00 spent of $0.2500 quoted · ETA estimating');
+    // One item done at the service after 2 real seconds (the events' own times are the service's): 4 left take 8 s.
+    renderer.handle(submitted(node('transcribe', 0, 'a.mp3'), T0 + 100, 'req-t0', 0.0625));
+    renderer.handle(done(node('transcribe', 0, 'a.mp3'), T0 + 900_000, { cost: 0.0625, startedAt: T0 + 100 }));
+    real += 2000;
+    ticker.tick();
+    expect(lines(stderr.text()).at(-1)).toBe('[deflow] 2/6 done · 0 running · 0 failed · 0 skipped · $0.0625 spent of $0.2500 quoted · ETA 8.0s');
   });
 
   it('says a used-up daily window defers its pool while other pools go on', () => {

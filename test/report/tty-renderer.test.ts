@@ -37,6 +37,17 @@ describe('TtyRenderer', () => {
     expect(text).toContain('deflow failed (exit 1) in 2.5s: 3/6 done (1 cached) · 1 failed · 1 skipped · 1 unknown · $0.1875 spent of $0.2500 quoted');
   });
 
+  it('draws one overall line above the steps: done/total, spend against the quote, ETA in real time', async () => {
+    const text = stripAnsi(await renderSample({ color: false }));
+    const overall = text.indexOf('overall  ');
+    expect(overall).toBeGreaterThanOrEqual(0);
+    expect(overall).toBeLessThan(text.indexOf('transcribe (audio-to-text)'));
+    expect(text).toMatch(/overall {2}0\/6 done · \$0\.00 spent · ETA estimating\n/);
+    expect(text).toMatch(/overall {2}2\/6 done · \$0\.0625 spent of \$0\.2500 quoted · ETA \d/);
+    // The run's end: what it did, no ETA.
+    expect(text).toMatch(/✔ overall {2}3\/6 done · \$0\.1875 spent of \$0\.2500 quoted\n/);
+  });
+
   it('writes no colour codes when colour is off (NO_COLOR)', async () => {
     expect(await renderSample({ color: false })).not.toMatch(SGR);
   });

@@ -123,7 +123,9 @@ export class PoolWaits {
       const ms = (remaining / rate.limit) * rate.windowSeconds * 1000;
       if (longest === undefined || ms > longest) longest = ms;
     }
-    return longest === undefined ? undefined : `${formatDuration(longest)}${this.virtual ? ' virtual' : ''}`;
+    if (longest === undefined) return undefined;
+    // Real time first; on the emulator's accelerated clock its own time beside it, labelled.
+    return this.virtual ? `${formatDuration(longest / this.timeScale)} (${formatDuration(longest)} virtual)` : formatDuration(longest);
   }
 
   private describe(wait: PoolWait, now: number): string {

@@ -33,6 +33,8 @@ export class RunTally {
   readonly steps: StepProgress[] = [];
   started: RunStarted | null = null;
   finished: RunFinished | null = null;
+  /** The point of the run's quote (USD), once it is known. */
+  quoted: number | null = null;
   private readonly byId = new Map<string, StepProgress>();
   private readonly inFlight = new Set<string>();
 
@@ -45,6 +47,9 @@ export class RunTally {
         return undefined;
       case 'run-finished':
         this.finished = event;
+        return undefined;
+      case 'quoted':
+        this.quoted = event.total.point;
         return undefined;
       case 'item-submitted': {
         const step = this.stepOf(event.node);

@@ -1,10 +1,11 @@
 import type { RunEvent } from '../../engine/index.js';
 import type { EventRenderer } from './event-renderer.js';
 import { formatCost, formatTotal } from '../format-cost.js';
-import { formatFinalSummary, formatItemProblem, formatProgress, oneLine } from './progress-lines.js';
+import { formatEta, formatFinalSummary, formatItemProblem, formatProgress, oneLine } from './progress-lines.js';
 import { PoolWaits } from '../files/pool-waits.js';
 import { RunTally } from '../files/run-tally.js';
 import { realTicker, type Ticker } from './ticker.js';
+import { RunEta } from './run-eta.js';
 
 /** Options for {@link HeartbeatRenderer}. */
 export interface HeartbeatOptions {
@@ -47,6 +48,7 @@ export class HeartbeatRenderer implements EventRenderer {
   private problemLines = 0;
   private ended = false;
   private readonly waits: PoolWaits;
+  private readonly eta: RunEta;
   private readonly quietMs: number;
   private lastSignature: string | null = null;
   private sinceLine = 0;
@@ -60,12 +62,14 @@ export class HeartbeatRenderer implements EventRenderer {
     this.maxProblemLines = options.maxProblemLines ?? 10;
     this.quietMs = options.quietMs ?? 30_000;
     this.waits = new PoolWaits(options.realNow);
+    this.eta = new RunEta(options.realNow);
     if (!(this.intervalMs > 0)) throw new RangeError(`intervalMs must be a positive number, got ${String(options.intervalMs)}`);
   }
 
   handle(event: RunEvent): void {
     this.tally.apply(event);
     this.waits.apply(event);
+    this.eta.apply(event);
     switch (event.type) {
       case 'run-started': {
         const items = event.steps.reduce((sum, step) => sum + step.items, 0);
@@ -108,15 +112,19 @@ export class HeartbeatRenderer implements EventRenderer {
   /** A progress line when something changed since the last one, or `quietMs` passed. */
   private tick(): void {
     this.sinceLine += this.intervalMs;
-    const progress = formatProgress(this.tally.totals());
+    const totals = this.tally.totals();
+    const progress = formatProgress(totals, this.tally.quoted);
     const signature = `${progress}|${this.waits.signature()}`;
     if (signature === this.lastSignature && this.sinceLine < this.quietMs) return;
     this.lastSignature = signature;
     this.sinceLine = 0;
     const waiting = this.waits.lines();
     const remaining = new Map(this.tally.steps.map((s) => [s.id, s.items - s.done - s.failed - s.skipped - s.unknown - s.running]));
-    const eta = waiting.length > 0 ? this.waits.eta(remaining) : undefined;
-    this.line(`${progress}${waiting.length > 0 ? ` · waiting: ${waiting.join('; ')}` : ''}${eta === undefined ? '' : ` · ETA ${eta}`}`);
+    // Held by a rate window: the learned rate says how long (labelled virtual on the emulator's clock);
+    // otherwise the pace of this session's items, in real time.
+    const waitEta = waiting.length > 0 ? this.waits.eta(remaining) : undefined;
+    const eta = waitEta === undefined ? formatEta(this.eta.remainingMs(totals)) : `ETA ${waitEta}`;
+    this.line(`${progress}${waiting.length > 0 ? ` · waiting: ${waiting.join('; ')}` : ''} · ${eta}`);
   }
 
   private problem(event: Extract<RunEvent, { type: 'item-failed' | 'item-unknown' | 'item-timed-out' }>): void {

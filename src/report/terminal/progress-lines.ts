@@ -3,8 +3,8 @@ import { formatCost } from '../format-cost.js';
 import { formatDuration } from '../format-duration.js';
 import type { ProgressTotals, RunTally } from '../files/run-tally.js';
 
-/** `120/1000 done · 8 running · 2 failed · 0 skipped · $0.1234 spent` (` · N unknown` only when there are some). */
-export function formatProgress(totals: ProgressTotals): string {
+/** `120/1000 done · 8 running · 2 failed · 0 skipped · $0.1234 spent` (` · N unknown` only when there are some; ` of $X quoted` once quoted). */
+export function formatProgress(totals: ProgressTotals, quoted: number | null = null): string {
   const parts = [
     `${totals.done}/${totals.items} done`,
     `${totals.running} running`,
@@ -12,8 +12,23 @@ export function formatProgress(totals: ProgressTotals): string {
     `${totals.skipped} skipped`,
   ];
   if (totals.unknown > 0) parts.push(`${totals.unknown} unknown`);
-  parts.push(`${formatCost(totals.spent)} spent`);
+  parts.push(formatSpend(totals.spent, quoted));
   return parts.join(' · ');
+}
+
+/** `$0.0123 spent of $0.0400 quoted` (without a quote: `$0.0123 spent`). */
+export function formatSpend(spent: number, quoted: number | null): string {
+  return `${formatCost(spent)} spent${quoted === null ? '' : ` of ${formatCost(quoted)} quoted`}`;
+}
+
+/** `ETA 2m 10s` in real time; `ETA estimating` before anything has settled. */
+export function formatEta(remainingMs: number | undefined): string {
+  return `ETA ${remainingMs === undefined ? 'estimating' : formatDuration(remainingMs)}`;
+}
+
+/** The overall line above the steps in a terminal: `12/40 done · $0.0123 spent of $0.0400 quoted · ETA 2m 10s`. */
+export function formatOverall(totals: ProgressTotals, quoted: number | null, remainingMs: number | undefined): string {
+  return [`${totals.done}/${totals.items} done`, formatSpend(totals.spent, quoted), formatEta(remainingMs)].join(' · ');
 }
 
 /** The line printed when the run ends: status, exit code, duration, counts, spend vs quote. */

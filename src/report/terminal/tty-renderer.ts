@@ -11,7 +11,8 @@ import { createPalette, type Palette } from './color.js';
 import type { EventRenderer } from './event-renderer.js';
 import { formatCost } from '../format-cost.js';
 import { HeartbeatRenderer } from './heartbeat-renderer.js';
-import { formatFinalSummary } from './progress-lines.js';
+import { formatFinalSummary, formatOverall } from './progress-lines.js';
+import { RunEta } from './run-eta.js';
 import { PoolWaits } from '../files/pool-waits.js';
 import { isStepSettled, RunTally, type StepProgress } from '../files/run-tally.js';
 import { realTicker, type Ticker } from './ticker.js';
@@ -33,6 +34,8 @@ export interface TtyRendererOptions {
    * @default true
    */
   readonly animate?: boolean;
+  /** Real time, for the ETA (tests pass their own). @default Date.now */
+  readonly realNow?: () => number;
 }
 
 /** Options for {@link createProgressRenderer}. */
@@ -95,6 +98,9 @@ export class TtyRenderer implements EventRenderer {
   private readonly palette: Palette;
   private readonly ticker: Ticker;
   private readonly waits = new PoolWaits();
+  private readonly eta: RunEta;
+  /** The overall line above the steps: its listr task, and how it ends. */
+  private overall: { wrapper: StepTask['wrapper']; settle: () => void } | null = null;
   private listrRun: Promise<unknown> | null = null;
   private stopTicking: (() => void) | null = null;
   private ending: Promise<void> | null = null;
@@ -107,10 +113,16 @@ export class TtyRenderer implements EventRenderer {
   ) {
     this.palette = createPalette(options.color);
     this.ticker = options.ticker ?? realTicker;
+    this.eta = new RunEta(options.realNow);
   }
 
   handle(event: RunEvent): void {
     this.waits.apply(event);
+    this.eta.apply(event);
+    if (event.type === 'quoted') {
+      this.tally.apply(event);
+      return;
+    }
     if (event.type === 'run-started') {
       this.tally.apply(event);
       this.start();
@@ -155,6 +167,21 @@ export class TtyRenderer implements EventRenderer {
         },
       };
     });
+    // One overall line above the steps: done/total, spend against the quote, ETA in real time.
+    let endOverall: () => void = () => {};
+    const overallEnded = new Promise<void>((resolve) => {
+      endOverall = resolve;
+    });
+    const overall = { wrapper: null as StepTask['wrapper'], settle: endOverall };
+    this.overall = overall;
+    tasks.unshift({
+      title: this.overallTitle(),
+      task: async (_ctx: unknown, wrapper: NonNullable<StepTask['wrapper']>): Promise<void> => {
+        overall.wrapper = wrapper;
+        await overallEnded;
+        wrapper.title = this.overallTitle(true);
+      },
+    });
     const logger = new ListrLogger({
       useIcons: true,
       toStderr: [],
@@ -178,8 +205,9 @@ export class TtyRenderer implements EventRenderer {
   }
 
   private refresh(): void {
-    // A waiting step's countdown changes with time, not with events.
+    // A waiting step's countdown changes with time, not with events; so does the ETA.
     this.waiting = this.waits.byStep();
+    if (this.overall?.wrapper) this.overall.wrapper.title = this.overallTitle();
     for (const task of this.tasks.values()) {
       if ((!task.dirty && !this.waiting.has(task.progress.id) && !task.waited) || task.wrapper === null || task.outcome !== null) continue;
       task.dirty = false;
@@ -202,10 +230,18 @@ export class TtyRenderer implements EventRenderer {
     this.stopTicking = null;
     if (this.listrRun === null) return;
     for (const task of this.tasks.values()) this.settle(task, true);
+    this.overall?.settle();
     await this.listrRun;
     this.stream.write(`${this.palette.bold('deflow')} ${formatFinalSummary(this.tally)}\n`);
     const resume = this.tally.finished?.resumeCommand;
     if (resume) this.stream.write(`resume with: ${this.palette.cyan(resume)}\n`);
+  }
+
+  /** Once the run has ended, without the ETA. */
+  private overallTitle(ended = false): string {
+    const totals = this.tally.totals();
+    const line = formatOverall(totals, this.tally.quoted, this.eta.remainingMs(totals));
+    return `${this.palette.bold('overall')}  ${ended ? line.replace(/ · ETA .*$/, '') : line}`;
   }
 
   private title(step: StepProgress): string {
