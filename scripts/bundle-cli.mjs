@@ -1,18 +1,19 @@
 // Part of `npm run build`, after tsc and write-validators.mjs: bundles the CLI (the compiled
-// dist/cli/main.js and all it imports, npm packages included) into one CommonJS script,
-// dist/bin/deflow.cjs, and writes V8's code cache of it; the package's `bin`, dist/bin/deflow.js,
-// is src/cli/bin.ts bundled, which starts that script with that cache (see start-bundle.ts for
-// why: Node 20 keeps no code cache of ES modules). Commands and heavy libraries stay lazy: an
-// `import()` of a bundled module runs that module when it is first needed.
+// dist/cli/main.js and all it imports, npm packages included) into CommonJS scripts in
+// dist/bin/: the entry deflow.cjs and the chunks it requires (chunk-<hash>.cjs), and writes
+// V8's code cache of them for a Node without its own compile cache; the package's `bin`,
+// dist/bin/deflow.js, is src/cli/bin.ts bundled, which starts deflow.cjs with that cache (see
+// start-bundle.ts for why: Node 20 keeps no code cache of ES modules). Commands and heavy
+// libraries stay lazy: a chunk is required when the code that import()s it first runs.
 // `node scripts/bundle-cli.mjs [DIST] [--metafile FILE]`: DIST is the build's output folder
 // (default dist/); FILE receives esbuild's metafile of the CLI bundle.
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 
 const args = process.argv.slice(2);
 const metaAt = args.indexOf('--metafile');
@@ -20,6 +21,7 @@ const metafile = metaAt === -1 ? undefined : args.splice(metaAt, 2)[1];
 const dist = resolve(args[0] ?? fileURLToPath(new URL('../dist', import.meta.url)));
 const out = resolve(dist, 'bin');
 rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
 
 // Paths in the output (comments, module keys) relative to the build's root, wherever it is: a
 // build writes the same bytes in any folder (action/dist/ is compared with a fresh build).
@@ -40,40 +42,90 @@ const builtinImportsAsRequire = {
 };
 
 
-const result = await build({
-  absWorkingDir,
-  tsconfig,
-  entryPoints: [resolve(dist, 'cli', 'main.js')],
-  outfile: resolve(out, 'deflow.cjs'),
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  // Queue mode's packages find native addons and files beside their own modules: loaded from
-  // node_modules as they are (only `--queue` and `deflow worker` load them).
-  external: ['bullmq', 'ioredis'],
-  plugins: [builtinImportsAsRequire],
-  // Modules that find files beside themselves (the precompiled validators, the emulator's
-  // package root) see the bundle's own URL, as they saw their chunk's in an ES module bundle.
-  define: { 'import.meta.url': '__deflowImportMetaUrl' },
-  banner: { js: "var __deflowImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  // Smaller source is less to read and hash at each start; names stay as written (error
-  // names, stack traces), even where two modules' names collide.
-  minify: true,
-  keepNames: true,
-  // The map stays in dist/ for whoever reads a stack trace of the bundle; the bundle names
-  // none (nothing loads it) and the package ships none.
-  sourcemap: 'external',
-  legalComments: 'none',
-  metafile: metafile !== undefined,
-  logLevel: 'warning',
-});
+// What the start loads beyond the CLI's own code is Node's built-ins, each compiled at its first
+// require. Two trims keep `--help` to the few it needs:
+// - deflow's compiled modules have no effect at load but their exports (no import is made for
+//   its side effects): a module none of whose exports a chunk uses is left out of it, with the
+//   built-ins it imports (common's crypto and zlib, for a start that writes nothing);
+// - commander requires child_process (and with it net, dgram and streams) for subcommands run
+//   as executables, which deflow has none of: required when first used instead.
+const distModules = resolve(dist);
+const startTrims = {
+  name: 'start-trims',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^\.\.?\// }, async (args) => {
+      if (args.pluginData === 'start-trims' || !args.importer.startsWith(distModules)) return undefined;
+      const found = await pluginBuild.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'start-trims' });
+      if (found.errors.length > 0 || !found.path.startsWith(distModules)) return undefined;
+      return { path: found.path, sideEffects: false };
+    });
+    pluginBuild.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!source.includes(eager)) throw new Error(`${args.path}: commander no longer requires child_process as expected; revisit start-trims`);
+      return { contents: source.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };"), loader: 'js' };
+    });
+  },
+};
+
+
+// The CLI split into chunks: esbuild's code splitting (ES modules only) writes the entry, one
+// chunk per module that is only import()ed and chunks of what several of them share; each is
+// then turned into a CommonJS script. `--help` loads the entry and the command tree's chunks
+// only; a command loads its own action's chunks when it runs (validate: no engine, report,
+// OpenTelemetry, prom-client or queue code).
+const esm = mkdtempSync(join(tmpdir(), 'deflow-bundle-esm-'));
+let result;
+try {
+  result = await build({
+    absWorkingDir,
+    tsconfig,
+    entryPoints: { deflow: resolve(dist, 'cli', 'main.js') },
+    outdir: esm,
+    bundle: true,
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Queue mode's packages find native addons and files beside their own modules: loaded from
+    // node_modules as they are (only `--queue` and `deflow worker` load them).
+    external: ['bullmq', 'ioredis'],
+    plugins: [builtinImportsAsRequire, startTrims],
+    // Modules that find files beside themselves (the precompiled validators, the emulator's
+    // package root) see their chunk's URL: every chunk is in dist/bin/.
+    define: { 'import.meta.url': '__deflowImportMetaUrl' },
+    // Smaller source is less to read and hash at each start; names stay as written (error
+    // names, stack traces), even where two modules' names collide.
+    minify: true,
+    keepNames: true,
+    legalComments: 'none',
+    metafile: metafile !== undefined,
+    logLevel: 'warning',
+  });
+  // Each chunk as a CommonJS script: an import() of a chunk becomes a require (one left as is
+  // would fail once a chunk runs from its code cache: Node 20 loses the script's
+  // dynamic-import callback then), a static import a require by esbuild's transform.
+  for (const file of readdirSync(esm).sort()) {
+    const source = readFileSync(join(esm, file), 'utf8')
+      .replace(/\bimport\((["'])\.\/((?:chunk-[A-Z0-9]+|deflow))\.js\1\)/g, 'Promise.resolve().then(()=>require($1./$2.cjs$1))')
+      .replace(/(["'])\.\/(chunk-[A-Z0-9]+|deflow)\.js\1/g, '$1./$2.cjs$1');
+    const { code } = await transform(source, {
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      minify: true,
+      legalComments: 'none',
+      banner: '"use strict";var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;',
+    });
+    const nativeImport = /(?<![\w$.])import\s*\(/.exec(code);
+    if (nativeImport !== null) throw new Error(`${file} holds an import() at offset ${nativeImport.index}: make its target resolvable at build time`);
+    writeFileSync(resolve(out, file.replace(/\.js$/, '.cjs')), code);
+  }
+} finally {
+  rmSync(esm, { recursive: true, force: true });
+}
 if (metafile !== undefined) writeFileSync(metafile, JSON.stringify(result.metafile));
-// esbuild turns each import() of a bundled module, or of an external one, into a require. One
-// left as is would fail once the bundle runs from its code cache (Node 20 loses the script's
-// dynamic-import callback then): no start may depend on which way it was compiled.
-const nativeImport = /(?<![\w$.])import\s*\(/.exec(readFileSync(resolve(out, 'deflow.cjs'), 'utf8'));
-if (nativeImport !== null) throw new Error(`dist/bin/deflow.cjs holds an import() at offset ${nativeImport.index}: make its target resolvable at build time`);
 
 await build({
   absWorkingDir,
@@ -81,6 +133,7 @@ await build({
   entryPoints: [resolve(dist, 'cli', 'bin.js')],
   outfile: resolve(out, 'deflow.js'),
   bundle: true,
+  plugins: [startTrims],
   format: 'esm',
   platform: 'node',
   target: 'node20',

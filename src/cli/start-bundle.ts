@@ -1,6 +1,7 @@
 /**
- * How the package's bin starts the CLI: the build bundles the whole CLI into one CommonJS
- * script, `dist/bin/deflow.cjs`, and this module runs it with V8's code cache of it.
+ * How the package's bin starts the CLI: the build bundles the CLI into CommonJS scripts, the
+ * entry `dist/bin/deflow.cjs` and the chunks beside it that it requires as commands need them
+ * (`--help` loads the command tree only), and this module runs them with V8's code cache.
  *
  * Most of a start is compiling JavaScript: the bundle's functions are parsed and turned into
  * bytecode as they are first called. V8 can keep that bytecode in a code cache and load it
@@ -20,13 +21,14 @@
  * what became of it.
  */
 import { isAscii } from 'node:buffer';
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Script } from 'node:vm';
 import { writeFileAtomic } from '../common/index.js';
+
+/** node:crypto and node:vm, loaded only where the vm.Script code cache is used (each built-in costs a start its compile). */
+const lazyRequire = createRequire(import.meta.url);
 
 /** The environment variable that turns the code cache off (`off`) or reports on it (`verbose`). */
 export const CODE_CACHE_ENV = 'DEFLOW_CODE_CACHE';
@@ -50,6 +52,7 @@ export interface LoadedBundle {
  * never applied to another bundle, even one of the same length left beside it.
  */
 export function codeCacheFile(bundle: string, bytes: Buffer): string {
+  const { createHash } = lazyRequire('node:crypto') as typeof import('node:crypto');
   const digest = createHash('sha1').update(bytes).digest('hex').slice(0, 16);
   return join(dirname(bundle), 'code-cache', `${process.versions.v8}-${process.arch}-${digest}.bin`);
 }
@@ -60,9 +63,20 @@ export function codeCacheFile(bundle: string, bytes: Buffer): string {
  * Node 20 loses a script's dynamic-import callback when the script comes from a code cache.
  */
 export function loadBundle(bundle: string, mode: string | undefined = process.env[CODE_CACHE_ENV]): LoadedBundle {
-  const off = mode === 'off';
-  const bytes = readFileSync(bundle);
-  const cacheFile = codeCacheFile(bundle, bytes);
+  const module = { exports: {} as Record<string, unknown> };
+  const compiled = compileCached(bundle, mode === 'off');
+  compiled.run(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  return { exports: module.exports, verdict: compiled.verdict, cacheFile: compiled.cacheFile, writeCache: compiled.writeCache };
+}
+
+/** A CommonJS script compiled with its code cache, ready to run as Node runs a module. */
+interface CompiledScript extends Omit<LoadedBundle, 'exports'> {
+  readonly run: (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
+}
+
+function compileCached(file: string, off: boolean): CompiledScript {
+  const bytes = readFileSync(file);
+  const cacheFile = codeCacheFile(file, bytes);
   let cachedData: Buffer | undefined;
   if (!off) {
     try {
@@ -74,18 +88,16 @@ export function loadBundle(bundle: string, mode: string | undefined = process.en
   // esbuild writes ASCII (it escapes the rest), which decodes faster as Latin-1. A hashbang line
   // is a comment to Node's own loader; the line stays, to keep positions.
   const source = (isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')).replace(/^#!/, '//');
+  const { Script } = lazyRequire('node:vm') as typeof import('node:vm');
   const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, {
-    filename: bundle,
+    filename: file,
     ...(cachedData === undefined ? {} : { cachedData }),
   });
   const verdict: CodeCacheVerdict = off ? 'off' : cachedData === undefined ? 'missing' : script.cachedDataRejected === true ? 'rejected' : 'used';
-  const module = { exports: {} as Record<string, unknown> };
-  const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
-  run(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
   return {
-    exports: module.exports,
     verdict,
     cacheFile,
+    run: script.runInThisContext() as CompiledScript['run'],
     writeCache: () => {
       try {
         mkdirSync(dirname(cacheFile), { recursive: true });
@@ -96,6 +108,32 @@ export function loadBundle(bundle: string, mode: string | undefined = process.en
         return false;
       }
     },
+  };
+}
+
+/** Node's CommonJS loader, as far as a script's extension handler needs it. */
+interface CommonJsLoader {
+  readonly _extensions: Record<string, (module: { exports: unknown }, filename: string) => void>;
+}
+
+/**
+ * From now on, a `.cjs` script in `folder` (a chunk of the bundle) that this process requires is
+ * compiled with its code cache, as `loadBundle` compiles the entry; each one compiled is passed
+ * to `onCompiled` (to write its cache at exit). Other files load as Node loads them.
+ */
+export function cacheChunksBeside(folder: string, mode: string | undefined, onCompiled: (compiled: Omit<LoadedBundle, 'exports'>) => void): void {
+  const loader = lazyRequire('node:module') as CommonJsLoader;
+  const extensions = loader._extensions;
+  const fallback = extensions['.cjs'] ?? extensions['.js'];
+  if (fallback === undefined) return;
+  extensions['.cjs'] = function (module, filename) {
+    if (dirname(filename) !== folder) {
+      fallback.call(this, module, filename);
+      return;
+    }
+    const compiled = compileCached(filename, mode === 'off');
+    onCompiled(compiled);
+    compiled.run(module.exports, createRequire(filename), module, filename, folder);
   };
 }
 
@@ -136,14 +174,21 @@ export function startBundle(bundle: string): void {
     runMain(bundle, createRequire(bundle)(bundle) as Record<string, unknown>);
     return;
   }
+  // Every script compiled without a usable cache (the entry and each chunk) writes one at exit.
+  const unwritten: Omit<LoadedBundle, 'exports'>[] = [];
+  const note = (compiled: Omit<LoadedBundle, 'exports'>): void => {
+    if (compiled.verdict === 'missing' || compiled.verdict === 'rejected') unwritten.push(compiled);
+  };
+  cacheChunksBeside(dirname(bundle), mode, note);
   const loaded = loadBundle(bundle, mode);
+  note(loaded);
   if (verbose) process.stderr.write(`deflow: code cache ${loaded.verdict} (${loaded.cacheFile})\n`);
-  if (loaded.verdict === 'missing' || loaded.verdict === 'rejected') {
-    process.once('exit', () => {
-      const written = loaded.writeCache();
-      if (verbose) process.stderr.write(`deflow: code cache ${written ? 'written' : 'not written'} (${loaded.cacheFile})\n`);
-    });
-  }
+  process.once('exit', () => {
+    for (const compiled of unwritten) {
+      const written = compiled.writeCache();
+      if (verbose) process.stderr.write(`deflow: code cache ${written ? 'written' : 'not written'} (${compiled.cacheFile})\n`);
+    }
+  });
   runMain(bundle, loaded.exports);
 }
 

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as nodeModule from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
@@ -17,7 +17,7 @@ let cli: BuiltCli;
 let traces: string;
 
 beforeAll(async () => {
-  cli = await buildCliAside('deflow-light-start-');
+  cli = await buildCliAside('deflow-light-start-', { metafile: true });
   traces = await mkdtemp(join(tmpdir(), 'deflow-light-start-trace-'));
 }, 180_000);
 afterAll(async () => {
@@ -57,6 +57,48 @@ describe('a light start', () => {
   });
 });
 
+/**
+ * The chunks of the bundle that `deflow ARGS` requires (the bin, dist/bin/deflow.js, as users
+ * start it), each with the modules esbuild put in it (from the build's metafile).
+ */
+async function chunksOf(name: string, args: readonly string[]): Promise<{ files: string[]; bytes: number; modules: string[] }> {
+  const out = join(traces, `bundle-${name}.txt`);
+  await promisify(execFile)(process.execPath, ['--import', trace, cli.main, ...args], { cwd: root, env: { ...process.env, MODULE_TRACE_OUT: out, DEAPI_API_KEY: '' } });
+  const bin = join(cli.dist, 'bin');
+  // The entry, deflow.cjs, is compiled by the bin itself (with its code cache) where Node lacks its own cache: no require of it to trace.
+  const required = (await readFile(out, 'utf8')).split('\n').filter((line) => line.startsWith(`${bin}/`) && line.endsWith('.cjs') && !line.includes('/validators/'));
+  const files = [...new Set(['deflow.cjs', ...required.map((line) => basename(line))])];
+  const meta = JSON.parse(await readFile(cli.metafile!, 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  const inputsOf = new Map(Object.entries(meta.outputs).map(([output, { inputs }]) => [basename(output).replace(/\.js$/, '.cjs'), Object.keys(inputs)]));
+  const bytes = (await Promise.all(files.map((file) => stat(join(bin, file))))).reduce((sum, s) => sum + s.size, 0);
+  return { files, bytes, modules: files.flatMap((file) => inputsOf.get(file) ?? [`(no such chunk in the metafile: ${file})`]) };
+}
+
+/** What a module of the engine, report, emulator, OpenTelemetry, prom-client or queue looks like in the metafile. */
+const NOT_FOR_VALIDATE = /^dist\/(engine|report|emulator)\/|node_modules\/(@opentelemetry|prom-client|bullmq|ioredis)\//;
+
+describe('the bundle is split: a command loads the chunks it runs', () => {
+  it('--help and --version load the entry and the command tree: under a tenth of the bundle, no module of a command', async () => {
+    const bin = join(cli.dist, 'bin');
+    const all = (await readdir(bin)).filter((file) => file.endsWith('.cjs'));
+    const total = (await Promise.all(all.map((file) => stat(join(bin, file))))).reduce((sum, s) => sum + s.size, 0);
+    for (const args of [['--help'], ['--version']]) {
+      const { files, bytes, modules } = await chunksOf(args[0]!.slice(2), args);
+      expect(files.length).toBeGreaterThan(1);
+      expect(bytes).toBeLessThan(total / 10);
+      expect(modules.filter((module) => /^dist\/cli\/actions\//.test(module) || NOT_FOR_VALIDATE.test(module))).toEqual([]);
+      expect(modules.some((module) => module.includes('node_modules/commander/'))).toBe(true);
+    }
+  });
+
+  it('validate of the demo loads its action and the workflow layer, and no engine, report, emulator, OpenTelemetry, prom-client or queue module', async () => {
+    const { modules } = await chunksOf('validate', ['validate', 'workflows/demo.yaml', '--offline']);
+    expect(modules).toContain('dist/cli/actions/validate-action.js');
+    expect(modules.some((module) => module.startsWith('dist/workflow/'))).toBe(true);
+    expect(modules.filter((module) => NOT_FOR_VALIDATE.test(module))).toEqual([]);
+  });
+});
+
 describe('observability costs nothing when off', () => {
   it('a run without tracing or metrics flags loads no OpenTelemetry module and no prom-client; --trace-file loads them', async () => {
     const args = (extra: string[]) => ['run', 'workflows/demo.yaml', '--emulator', '--quiet', '--state-dir', join(traces, `state-${extra.length}`), '--output', join(traces, `out-${extra.length}`), ...extra];
@@ -81,15 +123,14 @@ describe.skipIf(nodeHasCompileCache)("the bin's code cache (a Node before 22.1)"
     expect(stderr).toMatch(/^deflow: code cache used \(.*\/bin\/code-cache\/.*\.bin\)$/m);
   });
 
-  it('a cache V8 refuses: the same output, a new cache written at exit, and used by the next start', async () => {
-    const folder = join(cli.dist, 'bin', 'code-cache');
-    const files = await readdir(folder);
-    expect(files).toHaveLength(1);
-    await writeFile(join(folder, files[0]!), 'garbage, not a code cache');
+  it("a cache V8 refuses: the same output, a new cache written at exit, and used by the next start", async () => {
+    const entryCache = /^deflow: code cache used \((.*)\)$/m.exec((await start(['--version'], 'verbose')).stderr)?.[1];
+    expect(entryCache).toBeDefined();
+    await writeFile(entryCache!, 'garbage, not a code cache');
     const args = ['validate', 'workflows/demo.yaml', '--offline'];
     const refused = await start(args, 'verbose');
     expect(refused.stderr).toMatch(/code cache rejected/);
-    expect(refused.stderr).toMatch(/code cache written/);
+    expect(refused.stderr).toContain(`code cache written (${entryCache!})`);
     expect(refused.stdout).toBe((await start(args, 'off')).stdout);
     expect((await start(args, 'verbose')).stderr).toMatch(/code cache used/);
   });

@@ -17,11 +17,13 @@ export interface BuiltCli {
   readonly unbundled: string;
   /** The build's `dist/` folder (with a trailing slash). */
   readonly dist: string;
+  /** esbuild's metafile of the CLI bundle (which modules each chunk holds), when asked for. */
+  readonly metafile?: string;
   remove(): Promise<void>;
 }
 
 /** Builds the CLI into a temp folder as `npm run build` does (takes a minute on a busy machine). */
-export async function buildCliAside(prefix = 'deflow-cli-build-'): Promise<BuiltCli> {
+export async function buildCliAside(prefix = 'deflow-cli-build-', options: { metafile?: boolean } = {}): Promise<BuiltCli> {
   const build = await mkdtemp(join(tmpdir(), prefix));
   const dist = join(build, 'dist');
   await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', dist], { cwd: root });
@@ -31,6 +33,7 @@ export async function buildCliAside(prefix = 'deflow-cli-build-'): Promise<Built
   await promisify(execFile)(process.execPath, [join(root, 'scripts', 'write-validators.mjs'), dist], { cwd: root });
   // (The code cache is made by a demo run against the emulator, which reads schemas/.)
   await symlink(join(root, 'schemas'), join(build, 'schemas'));
-  await promisify(execFile)(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs'), dist], { cwd: root });
-  return { main: join(dist, 'bin', 'deflow.js'), unbundled: join(dist, 'cli', 'main.js'), dist: `${dist}/`, remove: () => rm(build, { recursive: true, force: true }) };
+  const metafile = options.metafile === true ? join(build, 'bundle-meta.json') : undefined;
+  await promisify(execFile)(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs'), dist, ...(metafile === undefined ? [] : ['--metafile', metafile])], { cwd: root });
+  return { main: join(dist, 'bin', 'deflow.js'), unbundled: join(dist, 'cli', 'main.js'), dist: `${dist}/`, ...(metafile === undefined ? {} : { metafile }), remove: () => rm(build, { recursive: true, force: true }) };
 }
