@@ -80,7 +80,7 @@ describe('the packed package', () => {
       /^package\.json$/,
       /^README\.md$/,
       /^LICENSE$/,
-      /^dist\/bin\/deflow\.c?js$/,
+      /^dist\/bin\/(deflow\.c?js|chunk-[A-Z0-9]+\.cjs)$/,
       /^dist\/bin\/validators\/[\w.-]+\.cjs$/,
       /^dist\/(?!bin\/)[\w/.-]+\.(js|d\.ts|cjs)$/,
       /^schemas\/[\w.-]+\.schema\.json$/,
