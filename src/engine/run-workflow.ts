@@ -17,7 +17,8 @@ import { DailyDeferrals } from './run/index.js';
 import type { JobContext, RunWebhooks } from './run/index.js';
 import { createScopeBuilder } from './run/index.js';
 import { PollEstimator, type PollEstimatorOptions } from './run/index.js';
-import type { HeldItem, Quote } from './quote/index.js';
+import { createDurationReader, type HeldItem, type Quote } from './quote/index.js';
+import { loadPollMemory, savePollMemory } from './run/index.js';
 import { ResultStore } from './run/index.js';
 import { RunControl } from './run/index.js';
 import { decideOutcome } from './run/index.js';
@@ -201,13 +202,16 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
   // Temp files a killed run left behind (an hour old: a live run's are fresh): removed beside
   // the run and awaited before it ends, so a short run cannot leave them behind.
   const cleaning = blobs.cleanStale(60 * 60_000).catch(() => 0);
+  // What earlier runs of this state folder learned of job durations places the first polls.
+  const estimator = new PollEstimator(options.estimator);
+  if (options.runners === undefined) await loadPollMemory(options.stateDir, estimator);
   const ctx: JobContext = {
     graph,
     client,
     gate: isSubmitGate(governor) ? governor : null,
     clock,
     state,
-    estimator: new PollEstimator(options.estimator),
+    estimator,
     budget,
     pricer,
     blobs,
@@ -220,6 +224,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     window: new SubmitWindow(options.submitWindow),
     webhooks: options.webhooks ?? null,
     daily: new DailyDeferrals({ clock, sink, windows: options.dailyWindows, wait: options.waitDaily ?? false }),
+    durations: createDurationReader(),
   };
   const concurrency =
     options.stepLimit === undefined
@@ -235,6 +240,8 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     unwatch();
     concurrency.close();
     await cleaning;
+    // Lost on a full disk or a read-only folder: the next run searches again, nothing else.
+    if (options.runners === undefined) await savePollMemory(options.stateDir, estimator).catch(() => {});
   }
   let verdict = decideOutcome(control.reason, state.counts, state.accepted);
   let error = control.error;

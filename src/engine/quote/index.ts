@@ -1,4 +1,5 @@
-export { readMediaDuration } from './media-duration.js';
+export { createDurationReader, readMediaDuration } from './media-duration.js';
+export type { DurationReader } from './media-duration.js';
 export { sizeVariableOf } from './price-classes.js';
 export type { SizeVariable } from './price-classes.js';
 export { openQuoteCache } from './quote-cache.js';

@@ -10,6 +10,7 @@ export { createScopeBuilder } from './node-scope.js';
 export type { ScopeBuilder } from './node-scope.js';
 export { PollEstimator } from './poll/poll-estimator.js';
 export type { PollEstimatorOptions } from './poll/poll-estimator.js';
+export { loadPollMemory, POLL_MEMORY_FILE, savePollMemory } from './poll/poll-memory.js';
 export { ResultStore } from './result-store.js';
 export { RunControl } from './run-control.js';
 export { decideOutcome } from './run-outcome.js';

@@ -3,6 +3,7 @@ import type { DeapiClient } from '../../client/index.js';
 import type { Clock } from '../../common/index.js';
 import type { GraphStep, JobGraph } from '../../workflow/index.js';
 import type { BlobStore, CacheLookup } from '../cache/index.js';
+import type { DurationReader } from '../quote/index.js';
 import type { JobWakeups } from '../webhooks/index.js';
 import type { BudgetGuard } from './budget/budget-guard.js';
 import type { RunPricer } from './budget/run-pricer.js';
@@ -46,6 +47,11 @@ export interface JobContext {
    * while the rest of the run goes on. Without it (queue workers) a daily limit stops the run.
    */
   readonly daily?: DailyDeferrals;
+  /**
+   * Reads media lengths, so a job's polls are placed from its input's size (input-measure.ts).
+   * Without it every job of a task and model is estimated alike.
+   */
+  readonly durations?: DurationReader;
 }
 
 /** Webhooks of a run (webhook-hints.ts). */

@@ -6,6 +6,7 @@
 import { DailyLimitError } from '../../client/index.js';
 import type { JobStatus } from '../../client/index.js';
 import { DeflowError, isDeflowError } from '../../common/index.js';
+import { JOBS_STATUS_POOL } from '../../service/index.js';
 import type { GraphStep } from '../../workflow/index.js';
 import { isAccountRefusal, isTransientPollError, lostError, toEventError, unsavedError } from './job-errors.js';
 import type { JobContext, NodeOutcome } from './job-context.js';
@@ -27,7 +28,7 @@ const MAX_POLL_FAILURES = 5;
  * the step's `timeout` is returned as its {@link JobTimeoutError} (unless it was paid for
  * already): the caller polls it again or leaves it `timed-out`, never submits it again.
  */
-export async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, job: { requestId: string; acceptedAt: number; submittedAt?: number }, signal: AbortSignal): Promise<JobStatus | NodeOutcome | JobTimeoutError> {
+export async function poll(ctx: JobContext, id: number, step: GraphStep, key: string, job: { requestId: string; acceptedAt: number; submittedAt?: number }, signal: AbortSignal, scale?: number): Promise<JobStatus | NodeOutcome | JobTimeoutError> {
   const { state, control } = ctx;
   const { requestId, acceptedAt, submittedAt } = job;
   let failures = 0;
@@ -49,6 +50,8 @@ export async function poll(ctx: JobContext, id: number, step: GraphStep, key: st
         deadline: () => control.pollDeadline,
         wait: ctx.webhooks === null ? undefined : (ms, waitSignal) => ctx.webhooks!.wakeups.sleep(requestId, ms, ctx.clock, waitSignal),
         pushedStretch: ctx.webhooks === null ? undefined : PUSHED_STRETCH,
+        scale,
+        roomy: () => statusRoomy(ctx),
       });
     } catch (error) {
       if (signal.aborted || error instanceof PollDeadlineError) return 'abandoned';
@@ -72,6 +75,17 @@ export async function poll(ctx: JobContext, id: number, step: GraphStep, key: st
       return 'unknown';
     }
   }
+}
+
+/**
+ * Whether the job-status pool has room to spare: it answered without rate-limit headers (no
+ * limit), so status requests cost nothing another job needs. A limited pool is spent where a
+ * job most likely just finished instead.
+ */
+function statusRoomy(ctx: JobContext): boolean {
+  const governor = ctx.client.governor;
+  if (!governor) return false;
+  return governor.describe().some((bucket) => bucket.bucket === JOBS_STATUS_POOL && bucket.state === 'unthrottled');
 }
 
 /**

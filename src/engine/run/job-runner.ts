@@ -19,6 +19,8 @@ import { type NodeResult, toStepResult } from '../contracts/node-result.js';
 import { syncResult } from './result-passing.js';
 import { NODE } from './run-state.js';
 import { saveOutput } from './save-output.js';
+import { measureInput } from './poll/input-measure.js';
+import { PER_INPUT_SUFFIX } from './poll/poll-memory.js';
 
 /** A node's request, rendered once for all its attempts. */
 interface PreparedNode {
@@ -26,8 +28,10 @@ interface PreparedNode {
   readonly fields: RequestFields;
   readonly savePath: string | undefined;
   readonly query: CacheQuery;
-  /** Poll estimator key: task and model. */
+  /** Poll estimator key: task and model (and `per-input` when the input was measured). */
   readonly key: string;
+  /** The input's size relative to its key's reference size, when measured (input-measure.ts). */
+  readonly scale: number | undefined;
 }
 
 /** Runs node `id` (its upstream nodes are done) to an outcome. Rejects only on a recorder failure. */
@@ -81,9 +85,19 @@ async function prepareNode(ctx: JobContext, id: number): Promise<PreparedNode | 
     await state.failed(id, toEventError(error, ctx.client.redact), false);
     return 'failed';
   }
-  if (prepared !== 'skip') return prepared;
+  if (prepared !== 'skip') return measured(ctx, prepared);
   await state.skipped(id, 'its if: condition is false', 'condition');
   return 'skipped';
+}
+
+/** The node with its input measured: its key becomes the task and model's per-input key. */
+async function measured(ctx: JobContext, prepared: PreparedNode): Promise<PreparedNode> {
+  if (ctx.durations === undefined) return prepared;
+  const size = await measureInput(prepared.step.task.id, prepared.fields, ctx.durations);
+  if (size === undefined || !(size > 0)) return prepared;
+  const key = `${prepared.key}${PER_INPUT_SUFFIX}`;
+  ctx.stepKeys.set(prepared.step.id, key);
+  return { ...prepared, key, scale: ctx.estimator.relativeSize(key, size) };
 }
 
 function renderNode(ctx: JobContext, id: number, step: GraphStep, k: number, scope: PreparedScope, upstream: readonly NodeResult[], upstreamIds: readonly number[]): PreparedNode {
@@ -93,7 +107,7 @@ function renderNode(ctx: JobContext, id: number, step: GraphStep, k: number, sco
   const query: CacheQuery = { node: state.node(id), task: step.task.id, fields, upstream: upstreamIds.map((u) => state.node(u)) };
   const key = `${step.task.id}\u0000${model ?? ''}`;
   ctx.stepKeys.set(step.id, key);
-  return { step, fields, savePath, query, key };
+  return { step, fields, savePath, query, key, scale: undefined };
 }
 
 /**
@@ -170,7 +184,7 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
         job = submitted;
       }
       const paidBefore = state.isPaid(id);
-      let polled = await poll(ctx, id, step, prepared.key, job, jobSignal.signal);
+      let polled = await poll(ctx, id, step, prepared.key, job, jobSignal.signal, prepared.scale);
       // A timeout stops the waiting, never the paying: a retry polls the same job again (for
       // another `timeout`), since a new submission could pay twice while the old job finishes.
       for (let retry = attempt; polled instanceof JobTimeoutError; retry++) {
@@ -183,7 +197,7 @@ async function driveJob(ctx: JobContext, id: number, prepared: PreparedNode, cac
         state.retryingSameJob(id, retry + 1, job.requestId, error);
         // Its age teaches the poll estimator nothing (`submittedAt`); the timeout counts afresh.
         job = { requestId: job.requestId, acceptedAt: ctx.clock.now(), submittedAt: job.submittedAt ?? job.acceptedAt };
-        polled = await poll(ctx, id, step, prepared.key, job, jobSignal.signal);
+        polled = await poll(ctx, id, step, prepared.key, job, jobSignal.signal, prepared.scale);
       }
       if (typeof polled === 'string') return polled;
       const cost = readCost(polled) ?? (polled.status === 'done' ? (state.quotedOf(id) ?? 0) : 0);

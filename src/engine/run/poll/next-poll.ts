@@ -20,7 +20,16 @@ export interface RunningObservation {
   readonly previous?: ProgressReading | undefined;
   /** Estimator key (task and model): a scout of a key still searching is read again soon. */
   readonly key?: string | undefined;
+  /**
+   * The job-status pool has room to spare: aim at the end the progress points to with a small
+   * margin (a poll that comes a little early costs one more request, which is cheap then).
+   */
+  readonly eager?: boolean | undefined;
 }
+
+/** Margins of an eager aim: share of the job's age added past the end (two readings, one). */
+const EAGER_PAD_LINE = 0.004;
+const EAGER_PAD_ONE = 0.01;
 
 /** Past its typical duration, a running job is polled again after this share of that duration. */
 const TAIL_SHARE = 0.1;
@@ -55,14 +64,16 @@ export function planNextPoll(observation: RunningObservation, track: KeyProgress
   // Aim a little past the extrapolated end, so the next poll is the last one; without usable
   // progress (queued, or not reported), back off geometrically. Two readings of the job itself
   // place its end exactly (up to the rounding of progress): a smaller margin.
-  const margin = line !== undefined ? 1.02 : 1.1;
-  const planned =
-    extrapolated !== undefined
-      ? (extrapolated - observation.elapsedMs) * margin + Math.max(minDelayMs, observation.elapsedMs * (line !== undefined ? 0.005 : 0.02))
-      : Math.max(observation.previousDelayMs * 1.5, observation.elapsedMs * 0.25);
   // Progress the scouts calibrated (their queued share is measured) and read past its first
   // tenth points at the end: it is not capped by the typical duration the way a raw reading is.
   const trusted = line !== undefined || (track !== undefined && track.shareSamples > 0 && (observation.progress ?? 0) >= CALIBRATING_PROGRESS);
+  const eager = observation.eager === true && trusted && extrapolated !== undefined;
+  const margin = eager ? 1 : line !== undefined ? 1.02 : 1.1;
+  const pad = eager ? (line !== undefined ? EAGER_PAD_LINE : EAGER_PAD_ONE) : line !== undefined ? 0.005 : 0.02;
+  const planned =
+    extrapolated !== undefined
+      ? (extrapolated - observation.elapsedMs) * margin + Math.max(minDelayMs, observation.elapsedMs * pad)
+      : Math.max(observation.previousDelayMs * 1.5, observation.elapsedMs * 0.25);
   return trusted && extrapolated !== undefined ? planned : Math.min(planned, tailCap(observation, minDelayMs));
 }
 

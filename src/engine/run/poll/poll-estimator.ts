@@ -116,9 +116,28 @@ const SCOUTS = SCOUT_ENDS;
 /** Jobs found running without progress before the early first polls stop. */
 const SILENT_JOBS_BEFORE_TRACKING = 3;
 
+/** A key's estimate as one run leaves it for the next (poll-memory.ts). */
+export interface LearnedKey {
+  readonly key: string;
+  /** The first-poll estimate (ms; for a key of measured jobs, of a job of size `unitSize`). */
+  readonly estimateMs: number;
+  /** A measured key's reference size (input-measure.ts): its estimates are for a job this large. */
+  readonly unitSize?: number | undefined;
+  readonly queuedShare: number;
+  readonly shareSamples: number;
+}
+
+/**
+ * Observations a restored key counts as: the tracker's early large steps (for a poor prior)
+ * are not needed, yet this run's jobs still move it within a few dozen.
+ */
+const RESTORED_OBSERVATIONS = 10;
+
 /** Per-(task, model) first-poll estimates, shared by every job of a run. */
 export class PollEstimator {
   private readonly tracks = new Map<string, Track>();
+  /** Reference input size of each measured key: the first job's, or an earlier run's. */
+  private readonly unitSizes = new Map<string, number>();
   /** Jobs waiting for a key's search to end (its first polls planned on a provisional estimate). */
   private readonly searchWaiters = new Map<string, Array<() => void>>();
   private readonly quantile: number;
@@ -139,20 +158,21 @@ export class PollEstimator {
   }
 
   /**
-   * How long after acceptance to poll a job of `key` (task and model) for the first time.
+   * How long after acceptance to poll a job of `key` (task and model) for the first time; for a
+   * measured job (a per-input key) the estimate is per unit of input, and `scale` its size.
    * Until a job of the key was found running, polls come early (a fifth of the estimate):
    * one running job's progress tells its duration, while a prior can be off many times over.
    */
-  firstDelay(key: string, kind: ResultKind, scout = true): number {
+  firstDelay(key: string, kind: ResultKind, scout = true, scale = 1): number {
     const track = this.track(key, kind);
-    if (!track.searching || !scout) return this.clamp(track.estimate);
+    if (!track.searching || !scout) return this.clamp(track.estimate * scale);
     // A few scouts poll early; the jobs started with them wait out the prior, since when many
     // start together (a fan-out's first window) every early poll would pay the search again.
     if (track.scouts < SCOUTS) {
       track.scouts++;
-      return this.clamp(track.estimate / 5);
+      return this.clamp((track.estimate / 5) * scale);
     }
-    return this.clamp(track.estimate);
+    return this.clamp(track.estimate * scale);
   }
 
   /** The estimate for `key` (ms), used to size concurrency. */
@@ -318,10 +338,69 @@ export class PollEstimator {
     track.estimate *= Math.exp(durationMs <= track.estimate ? -rate * (1 - this.quantile) : rate * this.quantile);
   }
 
-  /** The wait before the next poll of a job found still running (next-poll.ts). */
-  nextDelay(observation: RunningObservation): number {
+  /**
+   * What this run learned that the next run can start from (poll-memory.ts): each key whose
+   * estimate a progress reading set, with its queued share.
+   */
+  snapshot(): LearnedKey[] {
+    const learned: LearnedKey[] = [];
+    for (const track of this.tracks.values()) {
+      if (track.calibrated && !track.searching) learned.push({ key: track.key, estimateMs: track.estimate, queuedShare: track.queuedShare, shareSamples: track.shareSamples, unitSize: this.unitSizes.get(track.key) });
+    }
+    return learned;
+  }
+
+  /**
+   * A measured job's size relative to its key's reference size, the size its estimates are for:
+   * every wait of the job is scaled by it. The reference is the first job's size (or an earlier
+   * run's), so the prior stands for a job of that size and jobs all of one size poll as if
+   * unmeasured.
+   */
+  relativeSize(key: string, size: number): number {
+    let unit = this.unitSizes.get(key);
+    if (unit === undefined) {
+      unit = size;
+      this.unitSizes.set(key, unit);
+    }
+    return size / unit;
+  }
+
+  /**
+   * Starts keys from an earlier run's estimates: settled at once (no scouts, no early polls),
+   * and moved by this run's jobs like any settled estimate. Keys this run already learned stay.
+   */
+  restore(learned: readonly LearnedKey[]): void {
+    for (const entry of learned) {
+      if (this.tracks.has(entry.key) || !(entry.estimateMs > 0)) continue;
+      if (entry.unitSize !== undefined) {
+        if (!(entry.unitSize > 0)) continue;
+        this.unitSizes.set(entry.key, entry.unitSize);
+      }
+      const share = Math.min(0.9, Math.max(0, entry.queuedShare));
+      this.tracks.set(entry.key, {
+        key: entry.key,
+        estimate: entry.estimateMs,
+        observations: RESTORED_OBSERVATIONS,
+        searching: false,
+        silent: 0,
+        calibrated: true,
+        scouts: SCOUTS,
+        ends: [],
+        queuedShare: share,
+        shareSamples: Math.min(20, Math.max(0, Math.round(entry.shareSamples))),
+        readings: 0,
+        seen: [],
+      });
+    }
+  }
+
+  /**
+   * The wait before the next poll of a job found still running (next-poll.ts). A measured job's
+   * observation is per unit of its input, `scale` its size: the wait is clamped in real time.
+   */
+  nextDelay(observation: RunningObservation, scale = 1): number {
     const track = observation.key === undefined ? undefined : this.tracks.get(observation.key);
-    return this.clamp(planNextPoll(observation, track, this.minDelayMs));
+    return this.clamp(planNextPoll(observation, track, this.minDelayMs / scale) * scale);
   }
 
   private track(key: string, kind: ResultKind): Track {

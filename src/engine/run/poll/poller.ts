@@ -49,6 +49,20 @@ export interface PollJobOptions {
    */
   readonly pushedStretch?: number | undefined;
   /**
+   * The job's input size relative to a typical job (input-measure.ts), when measured: `key` is
+   * then a per-input key, whose estimates are per unit of size, and every wait is scaled by it.
+   * @default 1
+   */
+  readonly scale?: number | undefined;
+  /**
+   * Whether the job-status pool has room to spare now (no rate limit on it): the first poll
+   * then goes out early enough to find the job running, and later polls aim at the end its
+   * progress points to with little margin, so a finished job is noticed within a second or two
+   * for about two or three status requests. Without room, the first poll goes out when the job
+   * is probably done (one status request for most jobs). @default no room
+   */
+  readonly roomy?: (() => boolean) | undefined;
+  /**
    * Clock ms by which polling must end (an interrupt's grace period), read before each wait:
    * the last wait is shortened so that one poll still happens by then.
    */
@@ -73,13 +87,24 @@ export class PollDeadlineError extends DeflowError {
   }
 }
 
+/**
+ * With room to spare in the job-status pool, a first poll goes out at this share of the key's
+ * estimate (its 85th percentile), early enough to find most jobs running: their progress then
+ * tells their end, and the next poll lands just after it.
+ */
+const EARLY_SHARE = 0.55;
+
 /** Polls until the job's status is final and returns that status. */
 export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
   const { clock, estimator, key, kind, signal } = options;
   const dueFrom = Math.min(options.submittedAt ?? options.acceptedAt, options.acceptedAt);
   const stretch = options.pushedStretch ?? 1;
   const pushed = stretch !== 1;
-  let delay = Math.max(0, dueFrom + estimator.firstDelay(key, kind, !pushed) * stretch - clock.now());
+  const scale = options.scale !== undefined && options.scale > 0 ? options.scale : 1;
+  // Early first polls (room to spare) once the key's estimate is settled; never with webhooks.
+  const early = () => !pushed && options.roomy !== undefined && estimator.settledMs(key) !== undefined && options.roomy();
+  const firstWait = (scout: boolean) => estimator.firstDelay(key, kind, scout, scale * (early() ? EARLY_SHARE : 1)) * stretch;
+  let delay = Math.max(0, dueFrom + firstWait(!pushed) - clock.now());
   let first = true;
   const observes = options.submittedAt === undefined;
   let previous: ProgressReading | undefined;
@@ -100,13 +125,13 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
     // A verified delivery of the job's final status (webhook-hints.ts): no status request needed.
     if (woken !== undefined && woken !== null && isTerminalStatus(woken.status)) {
       // It came as the job finished: an exact duration.
-      if (observes && woken.status === 'done') estimator.observeEnd(key, kind, clock.now() - options.acceptedAt);
+      if (observes && woken.status === 'done') estimator.observeEnd(key, kind, (clock.now() - options.acceptedAt) / scale);
       return woken;
     }
     if (first && woken === undefined && estimator.settledMs(key) !== undefined) {
       // Planned on the prior while the scouts measured the duration, or on an estimate that other
       // jobs' answers moved later since: wait for the first poll the estimate now puts later.
-      const later = dueFrom + estimator.firstDelay(key, kind, false) * stretch - clock.now();
+      const later = dueFrom + firstWait(false) - clock.now();
       if (later > 0) {
         delay = later;
         continue;
@@ -118,7 +143,7 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
       const wave = estimator.waves.enter(key);
       if (wave !== undefined) {
         await untilOrAborted(wave, signal);
-        delay = Math.max(0, dueFrom + estimator.firstDelay(key, kind) - clock.now());
+        delay = Math.max(0, dueFrom + firstWait(true) - clock.now());
         continue;
       }
     }
@@ -130,19 +155,22 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
       throw error;
     }
     const elapsed = clock.now() - options.acceptedAt;
+    // The estimator's time: per unit of input for a measured job.
+    const unitElapsed = elapsed / scale;
     const final = isTerminalStatus(status.status);
     // A failed job stopped early: its time says nothing about how long jobs take.
     if (observes && status.status !== 'error') {
-      if (first) estimator.observeFirstPoll(key, kind, elapsed, final, status.progress, status.status === 'pending');
-      else if (final) estimator.observeLaterDone(key, kind, elapsed);
+      if (first) estimator.observeFirstPoll(key, kind, unitElapsed, final, status.progress, status.status === 'pending');
+      else if (final) estimator.observeLaterDone(key, kind, unitElapsed);
     }
     if (settled !== undefined) estimator.waves.leave(key, (estimator.settledMs(key) ?? 0) > settled);
     first = false;
     if (final) return status;
     options.onProgress?.(status);
-    const reading = status.progress !== null && status.progress > 0 && status.progress < 100 ? { elapsedMs: elapsed, progress: status.progress } : undefined;
+    const reading = status.progress !== null && status.progress > 0 && status.progress < 100 ? { elapsedMs: unitElapsed, progress: status.progress } : undefined;
     if (observes && previous !== undefined && reading !== undefined) estimator.observeReadings(key, kind, previous, reading);
-    delay = estimator.nextDelay({ elapsedMs: elapsed, progress: status.progress, previousDelayMs: delay, typicalMs: estimator.settledMs(key), previous, key }) * stretch;
+    const eager = !pushed && options.roomy !== undefined && options.roomy();
+    delay = estimator.nextDelay({ elapsedMs: unitElapsed, progress: status.progress, previousDelayMs: delay / scale, typicalMs: estimator.settledMs(key), previous, key, eager }, scale) * stretch;
     if (reading !== undefined) previous = reading;
   }
 }
