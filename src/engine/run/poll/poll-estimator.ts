@@ -239,6 +239,9 @@ export class PollEstimator {
       // A scout found running is read again (nextDelay) and its two readings set the estimate.
       // Still queued, it says nothing yet. Without progress (a service that reports none) the
       // search goes on for a few jobs, then the tracker takes over from the estimate as it is.
+      // A reading just out of the queue (under a tenth) points many times past the end: the
+      // scout's second reading (its progress rate) tells instead.
+      if (extrapolated !== undefined && progress! < CALIBRATING_PROGRESS) return;
       if (extrapolated !== undefined) {
         // Provisional (one reading overshoots by the queued time) until a second reading; when
         // none comes (jobs polled once, progress that does not rise), the readings settle it.
