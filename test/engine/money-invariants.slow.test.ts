@@ -7,7 +7,9 @@
  * downloads), a random kill point (the journal fails after its n-th record, as a crash would
  * leave it), in a quarter of the cases a second session started together with the first on the
  * same state folder (refused, or waiting for the lock and then resuming), in a quarter a daily
- * cap on the emulator (deferrals, then a session a day later), in a third `budget.max_cost`.
+ * cap on the emulator (deferrals, then a session a day later), in a third `budget.max_cost`, in
+ * a quarter the emulator's own faults in every session (500s before anything is created, and
+ * submissions accepted whose answer is lost).
  * Then the run is run again, clean, until it has nothing left to collect. The service (the
  * emulator's job list) is the judge:
  *
@@ -76,6 +78,8 @@ interface MoneyCase {
   readonly daily: number | null;
   /** `budget.max_cost` in USD (the run quotes first and holds each submission's price). */
   readonly maxCost: number | null;
+  /** The emulator's own faults, in every session: 500s before anything is created, submissions accepted and their answer lost. */
+  readonly service: { readonly error500: number; readonly dropAnswer: number } | null;
 }
 
 /** `arb` in `yes` of `yes + no` cases, null otherwise. */
@@ -110,6 +114,7 @@ const moneyCase: fc.Arbitrary<MoneyCase> = fc.record({
   daily: sometimes(fc.integer({ min: 2, max: 30 }), 1, 3),
   // Caps from ones that refuse everything to ones that fit every item.
   maxCost: sometimes(fc.integer({ min: 1, max: 400 }).map((m) => m / 1000), 1, 2),
+  service: sometimes(fc.record({ error500: fc.integer({ min: 0, max: 20 }).map((p) => p / 100), dropAnswer: fc.integer({ min: 0, max: 10 }).map((p) => p / 100) }), 1, 3),
 });
 
 function workflowOf(c: MoneyCase): string {
@@ -141,6 +146,7 @@ async function runCase(c: MoneyCase): Promise<void> {
       balance: 1_000_000,
       jobs: { duration_ms: c.durationMs, jitter: 0.3, scale_by_input: false, fail_rate: 0 },
       rate_limits: { endpoints: { 'images/generations': { rpm: 6000, rpd: c.daily } }, jobs_status: null },
+      ...(c.service === null ? {} : { faults: { error_500_rate: c.service.error500, drop_answer_rate: c.service.dropAnswer } }),
     },
   });
   const proxy = await startFaultProxy(emulator.url, { clock });
@@ -222,7 +228,7 @@ async function runCase(c: MoneyCase): Promise<void> {
     expect(finished).toBeDefined();
     if (process.env['MONEY_VERBOSE']) {
       const count = (type: string) => seen.filter((e) => e.type === type).length;
-      process.stderr.write(`case: ${c.steps.length} steps, ${c.steps.reduce((n, s) => n + s.items, 0)} items, ${c.durationMs} ms jobs, fault ${c.fault?.fault ?? '-'}/${c.fault?.phase ?? '-'}, crash ${c.crashAfter}, twin ${c.twin === null ? '-' : c.twin.waitLock ? 'waits' : 'no-wait'}, daily ${c.daily ?? '-'}, max_cost ${c.maxCost ?? '-'}: ${sessions} sessions (${days} days); deferred ${count('item-deferred')}, timed-out ${count('item-timed-out')}, unsaved ${seen.filter((e) => e.type === 'item-failed' && e.unsaved !== undefined).length}, unknown ${count('item-unknown')}, same-job retries ${seen.filter((e) => e.type === 'item-retry' && e.requestId !== undefined).length}; ${charged.length} jobs charged, ${finished!.status}, spent ${finished!.spent}; ${Math.round(performance.now() - started)} ms\n`);
+      process.stderr.write(`case: ${c.steps.length} steps, ${c.steps.reduce((n, s) => n + s.items, 0)} items, ${c.durationMs} ms jobs, fault ${c.fault?.fault ?? '-'}/${c.fault?.phase ?? '-'}, crash ${c.crashAfter}, twin ${c.twin === null ? '-' : c.twin.waitLock ? 'waits' : 'no-wait'}, daily ${c.daily ?? '-'}, max_cost ${c.maxCost ?? '-'}, service 500s/lost answers ${c.service === null ? '-' : `${c.service.error500}/${c.service.dropAnswer}`}: ${sessions} sessions (${days} days); deferred ${count('item-deferred')}, timed-out ${count('item-timed-out')}, unsaved ${seen.filter((e) => e.type === 'item-failed' && e.unsaved !== undefined).length}, unknown ${count('item-unknown')}, same-job retries ${seen.filter((e) => e.type === 'item-retry' && e.requestId !== undefined).length}; ${charged.length} jobs charged, ${finished!.status}, spent ${finished!.spent}; ${Math.round(performance.now() - started)} ms\n`);
     }
 
     // 3. The stated spend equals the service's charges for the jobs deflow journalled, once none is in flight.
