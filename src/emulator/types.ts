@@ -171,6 +171,12 @@ export interface EmulatorConfig {
     readonly models: Readonly<Record<string, RateConfig | null>>;
     readonly key_creation_per_hour: number;
     readonly ip_refusals_before_429: number;
+    /**
+     * Seconds added to every 429's `Retry-After` (negative: fewer, never below 1), so that it
+     * differs from `X-RateLimit-Reset`; the windows themselves do not move. @default 0 (the
+     * spec: the seconds until the refusing window frees up)
+     */
+    readonly retry_after_offset_s: number;
   };
   readonly jobs: JobsConfig;
   readonly faults: FaultsConfig;

@@ -65,6 +65,39 @@ describe('pacing upper bounds (virtual clock)', () => {
     expect(resentAt - refusedAt).toBeLessThanOrEqual(retryAfterMs + 1000);
   });
 
+  test('without a governor, a Retry-After 30 s past X-RateLimit-Reset is waited out: the request after the 429 is sent 90 s later, not at the reset (60 s)', async () => {
+    const config = { rate_limits: { endpoints: { 'images/generations': { rpm: 2, rpd: null } }, retry_after_offset_s: 30 } };
+    const { clock, emulator, client } = await setUp(config, { governor: false });
+    await client.submit('image.generate', IMAGE);
+    await client.submit('image.generate', IMAGE);
+    const refusedAt = clock.now();
+    await client.submit('image.generate', IMAGE);
+    expect(statusCount(emulator, 429)).toBe(1);
+    const resentAt = acceptedAt(emulator)[2]!;
+    expect(resentAt - refusedAt).toBeGreaterThanOrEqual(90_000);
+    expect(resentAt - refusedAt).toBeLessThanOrEqual(91_000);
+  });
+
+  for (const [offset, waitMs] of [
+    [30, 90_000],
+    [-30, WINDOW_MS],
+  ] as const) {
+    test(`with the governor, a 429 whose Retry-After is ${offset > 0 ? 'later' : 'sooner'} than X-RateLimit-Reset (offset ${offset} s) is followed by one request ${waitMs / 1000} s after the window opened, and no second 429`, async () => {
+      const config = { rate_limits: { endpoints: { 'images/generations': { rpm: 3, rpd: null } }, retry_after_offset_s: offset } };
+      const { clock, emulator, client } = await setUp(config);
+      const other = new DeapiClient({ apiKey: emulator.keys.api, baseUrl: emulator.url, clock, dispatcher: clock.dispatcher, governor: false });
+      onTestFinished(() => other.close());
+      for (let i = 0; i < 3; i++) await other.submit('image.generate', IMAGE);
+      const openedAt = clock.now();
+      await Promise.all(Array.from({ length: 3 }, () => client.submit('image.generate', IMAGE)));
+      expect(statusCount(emulator, 429)).toBe(1);
+      const times = acceptedAt(emulator);
+      expect(times).toHaveLength(6);
+      expect(times[3]! - openedAt).toBeGreaterThanOrEqual(waitMs);
+      expect(times[3]! - openedAt).toBeLessThanOrEqual(waitMs + 1000);
+    });
+  }
+
   test('with the governor, a 429 met while learning a spent window is followed by a request within 1 s after Retry-After', async () => {
     const { clock, emulator, client } = await setUp({ rate_limits: { endpoints: { 'images/generations': { rpm: 3, rpd: null } } } });
     const other = new DeapiClient({ apiKey: emulator.keys.api, baseUrl: emulator.url, clock, dispatcher: clock.dispatcher, governor: false });

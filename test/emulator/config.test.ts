@@ -51,6 +51,7 @@ describe('defaults', () => {
         models: {},
         key_creation_per_hour: 10,
         ip_refusals_before_429: 5,
+        retry_after_offset_s: 0,
       },
       jobs: { duration_ms: 1500, durations: {}, jitter: 0, queue_share: 0.1, fail_rate: 0, scale_by_input: true },
       faults: { error_500_rate: 0, reset_rate: 0, latency_ms: 0, truncate_rate: 0, drop_answer_rate: 0 },

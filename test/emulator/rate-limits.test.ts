@@ -44,6 +44,27 @@ describe('per-minute window', () => {
     });
   });
 
+  it('retry_after_offset_s moves Retry-After off X-RateLimit-Reset (+30: 75 s for a window ending in 45 s; -40: 5 s; never below 1), and the window still reopens at the reset', async () => {
+    const clock = createManualClock();
+    const later = await useEmulator({ clock, config: withKeys({ rate_limits: { endpoints: { 'images/generations': { rpm: 1 } }, retry_after_offset_s: 30 } }) });
+    const opened = clock.now();
+    expect((await generate(later)).status).toBe(200);
+    clock.advance(15_000);
+    const limited = await generate(later);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['x-ratelimit-reset']).toBe(String(Math.ceil((opened + 60_000) / 1000)));
+    expect(limited.headers['retry-after']).toBe('75');
+    clock.advance(45_000);
+    expect((await generate(later)).status).toBe(200);
+
+    const sooner = await useEmulator({ clock, config: withKeys({ rate_limits: { endpoints: { 'images/generations': { rpm: 1 } }, retry_after_offset_s: -40 } }) });
+    expect((await generate(sooner)).status).toBe(200);
+    clock.advance(15_000);
+    expect((await generate(sooner)).headers['retry-after']).toBe('5');
+    clock.advance(40_000);
+    expect((await generate(sooner)).headers['retry-after']).toBe('1');
+  });
+
   it('a refused request uses no allowance and the window reopens after its full length', async () => {
     const clock = createManualClock();
     const emu = await useEmulator({ clock, config: withKeys({ rate_limits: { endpoints: { 'images/generations': { rpm: 2 } } } }) });

@@ -96,7 +96,9 @@ export async function runApiPipeline(
   let rateHeaders: Record<string, string> = {};
   if (bucket) {
     const admission = services.limiter.admit(bucket.key, bucket.rules, !bucket.countOnSuccess);
-    rateHeaders = formatRateLimitHeaders(admission, bucket.source, admission.allowed ? undefined : bucket.refusedType);
+    rateHeaders = admission.allowed
+      ? formatRateLimitHeaders(admission, bucket.source)
+      : formatRateLimitHeaders(admission, bucket.source, bucket.refusedType, services.config.rate_limits.retry_after_offset_s);
     if (!admission.allowed) {
       return done(errorResponse(429, MESSAGES.tooManyAttempts, { code: 'rate_limited', headers: rateHeaders }), faults, body);
     }
@@ -117,7 +119,7 @@ export async function runApiPipeline(
 function refuseAddress(address: string, services: EmulatorServices): ApiResponse {
   const admission = services.limiter.admit(`ip:${address}`, ipRefusalRules(services.config.rate_limits));
   if (admission.allowed) return errorResponse(403, MESSAGES.ipNotAllowed, { code: 'ip_not_allowed' });
-  const headers = formatRateLimitHeaders(admission, 'static', 'ip-not-allowed');
+  const headers = formatRateLimitHeaders(admission, 'static', 'ip-not-allowed', services.config.rate_limits.retry_after_offset_s);
   return errorResponse(429, MESSAGES.tooManyAttempts, { code: 'rate_limited', headers });
 }
 

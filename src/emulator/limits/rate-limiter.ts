@@ -99,12 +99,14 @@ export class RateLimiter {
 /**
  * The X-RateLimit-* headers of an admission. The first window is the per-minute (or hourly,
  * or per-address) one; a second window is the daily one and adds the Daily-* headers.
- * `refusedType` names the X-RateLimit-Type of a refusal.
+ * `refusedType` names the X-RateLimit-Type of a refusal; `retryAfterOffsetS` (the config's
+ * `rate_limits.retry_after_offset_s`) moves its Retry-After away from the window's end.
  */
 export function formatRateLimitHeaders(
   admission: Admission,
   source: RateLimitSource,
   refusedType?: RateLimitType,
+  retryAfterOffsetS = 0,
 ): Record<string, string> {
   const [first, daily] = admission.windows;
   if (!first) return {};
@@ -122,7 +124,7 @@ export function formatRateLimitHeaders(
   }
   if (!admission.allowed) {
     headers['X-RateLimit-Type'] = refusedType ?? (admission.rejectedBy >= 1 ? 'daily' : 'minute');
-    headers['Retry-After'] = String(admission.retryAfterS);
+    headers['Retry-After'] = String(Math.max(1, admission.retryAfterS + retryAfterOffsetS));
   }
   return headers;
 }
