@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants as fsConstants,
+  existsSync,
   fdatasyncSync,
   fsyncSync,
   lstatSync,
@@ -55,6 +56,23 @@ export function mkdirDurable(dir: string): void {
 export function writeAll(fd: number, data: Uint8Array): void {
   let offset = 0;
   while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+}
+
+/**
+ * Appends one line to `path` and fsyncs it before returning (a new file's name too): the line
+ * is on disk once this returns. Whole small lines only: a crash may leave a torn last line,
+ * which readers skip.
+ */
+export function appendLineDurable(path: string, line: string): void {
+  const created = !existsSync(path);
+  const fd = openSync(path, 'a', 0o600);
+  try {
+    writeAll(fd, Buffer.from(line.endsWith('\n') ? line : `${line}\n`, 'utf8'));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  if (created) fsyncDir(dirname(path));
 }
 
 /** What the atomic writers take: the whole content, or chunks of it (written in ~64 KiB batches). */

@@ -3,7 +3,7 @@ export type { CliIO } from './cli-io.js';
 export { createVirtualClock, systemClock } from './clock.js';
 export type { Clock } from './clock.js';
 export { DeflowError, exitCodeFor, isDeflowError } from './deflow-error.js';
-export { fileWriteError, fsyncDir, mkdirDurable, placeFileAtomically, TEMP_SUFFIX, tempPathFor, writeAll, writeFileAtomic, writeFileAtomically } from './durable-fs.js';
+export { appendLineDurable, fileWriteError, fsyncDir, mkdirDurable, placeFileAtomically, TEMP_SUFFIX, tempPathFor, writeAll, writeFileAtomic, writeFileAtomically } from './durable-fs.js';
 export type { AtomicContent, AtomicWriteOptions } from './durable-fs.js';
 export { probeMp4 } from './probe-mp4.js';
 export { createRedactor, redactUrl } from './redact.js';

@@ -13,7 +13,12 @@ import { createResultCache } from './cache/index.js';
 import { type RunOutcome, type RunWorkflowOptions, runWorkflow } from './run-workflow.js';
 import { stateLayout } from './journal/index.js';
 import type { WebhookHint } from './webhooks/index.js';
-import { readRunWebhookSecret, startWebhookHints, type WebhookHints } from './webhooks/index.js';
+import { findRunWebhookSecret, readRunWebhookSecret, startWebhookHints, type WebhookHints } from './webhooks/index.js';
+import { runPaths } from './journal/index.js';
+import type { RunWebhooks } from './run/index.js';
+
+/** How long a submission whose answer was lost waits for a delivery naming its item, by default (clock ms). */
+export const DEFAULT_ADOPT_WAIT_MS = 120_000;
 
 /** Options of {@link runOpened}: those of `runWorkflow` that the journal does not decide. */
 export interface RunOpenedOptions extends Omit<RunWorkflowOptions, 'recorder' | 'cache' | 'seed' | 'resumed' | 'runId' | 'resumeCommand' | 'webhooks' | 'earlier' | 'dailyWindows'> {
@@ -25,6 +30,11 @@ export interface RunOpenedOptions extends Omit<RunWorkflowOptions, 'recorder' | 
   readonly webhook?: { readonly url: string; readonly listen: string } | undefined;
   /** Every verified webhook delivery (logs, tests). */
   readonly onWebhookHint?: (hint: WebhookHint) => void;
+  /**
+   * With webhooks: how long (clock ms) a submission whose answer was lost waits for a delivery
+   * naming its item before it is left `unknown`. @default {@link DEFAULT_ADOPT_WAIT_MS}
+   */
+  readonly adoptWaitMs?: number;
 }
 
 export interface RunDurablyOptions extends RunOpenedOptions {
@@ -52,8 +62,11 @@ export interface DurableOutcome extends RunOutcome {
   /** USD those hits would have cost. */
   readonly cacheSaved: number;
   /** Verified webhook deliveries, and poll waits they cut short. */
-  /** Verified deliveries received; poll waits they cut short; of those, the ones whose delivery was taken as the job's final status. */
-  readonly webhooks: { readonly received: number; readonly woken: number; readonly delivered: number } | null;
+  /**
+   * Verified deliveries received; poll waits they cut short; of those, the ones whose delivery was
+   * taken as the job's final status; items whose lost submission answer a delivery stood in for.
+   */
+  readonly webhooks: { readonly received: number; readonly woken: number; readonly delivered: number; readonly adopted: number } | null;
 }
 
 /** Opens the run's journal (new or resumed), runs it and closes the journal. */
@@ -93,6 +106,7 @@ export async function runOpened(durable: DurableRun, options: RunOpenedOptions):
   const clock = options.clock ?? options.client.clock;
   let status: Parameters<DurableRun['close']>[0] = 'running';
   let hints: WebhookHints | undefined;
+  let adopted = 0;
   try {
     const blobs = createBlobStore(join(stateDir, 'blobs'));
     const cache =
@@ -105,9 +119,26 @@ export async function runOpened(durable: DurableRun, options: RunOpenedOptions):
         secret: readRunWebhookSecret(durable.paths.dir),
         clock,
         ...(options.onWebhookHint === undefined ? {} : { onHint: options.onWebhookHint }),
+        adoption: { stateDir, runId: durable.runId, secretOf: (runId) => findRunWebhookSecret(runPaths(stateDir, runId).dir) },
       });
     }
-    const { useCache: _useCache, webhook: _webhook, onWebhookHint: _onHint, resumeCommand, ...rest } = options;
+    let webhooks: RunWebhooks | null = null;
+    if (hints !== undefined) {
+      const { desk, fieldsFor } = hints;
+      const waitMs = options.adoptWaitMs ?? DEFAULT_ADOPT_WAIT_MS;
+      webhooks = {
+        fields: hints.fields,
+        wakeups: hints.wakeups,
+        fieldsFor: (node, attempt) => fieldsFor(durable.recorder.name(node), attempt),
+        adopt: async (node, from, signal) => {
+          const found = await desk!.wait(from.run ?? durable.runId, durable.recorder.name(node), from.attempt ?? null, waitMs, clock, signal);
+          if (found !== null) adopted++;
+          return found;
+        },
+        answered: (requestId) => desk!.answered(requestId),
+      };
+    }
+    const { useCache: _useCache, webhook: _webhook, onWebhookHint: _onHint, resumeCommand, adoptWaitMs: _adoptWaitMs, ...rest } = options;
     const outcome = await runWorkflow({
       ...rest,
       runId: durable.runId,
@@ -118,7 +149,7 @@ export async function runOpened(durable: DurableRun, options: RunOpenedOptions):
       earlier: durable.earlier,
       ...(durable.plan === null ? {} : { dailyWindows: durable.plan.dailyWindows }),
       resumeCommand: resumeCommand ?? null,
-      webhooks: hints === undefined ? null : { fields: hints.fields, wakeups: hints.wakeups },
+      webhooks,
     });
     status = outcome.status;
     return {
@@ -126,7 +157,7 @@ export async function runOpened(durable: DurableRun, options: RunOpenedOptions):
       resumed: durable.resumed,
       cacheHits: cache?.hits ?? 0,
       cacheSaved: cache?.saved ?? 0,
-      webhooks: hints === undefined ? null : { received: hints.received(), woken: hints.wakeups.woken, delivered: hints.wakeups.delivered },
+      webhooks: hints === undefined ? null : { received: hints.received(), woken: hints.wakeups.woken, delivered: hints.wakeups.delivered, adopted },
     };
   } finally {
     await hints?.close();

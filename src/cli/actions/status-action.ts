@@ -54,6 +54,8 @@ export interface RunStatusJson {
   readonly unknowns: readonly { readonly node: string; readonly reason: string; readonly request_id: string | null }[];
   /** Items whose job ran past its step's timeout, with their job: the next run polls it and adopts its result. */
   readonly timed_out: readonly { readonly node: string; readonly reason: string; readonly request_id: string }[];
+  /** Items whose submission answer was lost and whose job a verified webhook delivery naming them told (adopted, never submitted again). */
+  readonly adopted: readonly { readonly node: string; readonly request_id: string }[];
   readonly torn_tail: boolean;
   /** The command that resumes the run, when a resume has anything to do. */
   readonly resume_command: string | null;
@@ -102,6 +104,7 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
     },
     unknowns: progress.unknowns.map(({ node, reason, requestId }) => ({ node, reason, request_id: requestId })),
     timed_out: progress.timedOut.map(({ node, reason, requestId }) => ({ node, reason, request_id: requestId })),
+    adopted: progress.adopted.map(({ node, requestId }) => ({ node, request_id: requestId })),
     torn_tail: replayed.tornTail,
     resume_command: canResume
       ? formatResumeCommand({
@@ -207,6 +210,10 @@ export function formatStatus(status: RunStatusJson): string[] {
   if (status.unknowns.length > 0) {
     lines.push('', `unknown items (${status.unknowns.length}): the service may or may not have created their jobs; deflow never submits them again unless --resubmit-unknown is given`);
     for (const unknown of status.unknowns) lines.push(`  ${unknown.node}: ${unknown.reason}`);
+  }
+  if (status.adopted.length > 0) {
+    lines.push('', `adopted items (${status.adopted.length}): their submission's answer was lost; a signed webhook delivery named the item and its job, which deflow polls and saves (never submitted again)`);
+    for (const item of status.adopted) lines.push(`  ${item.node}: job ${item.request_id}`);
   }
   if (status.timed_out.length > 0) {
     lines.push('', `timed-out items (${status.timed_out.length}): their jobs ran past the step's timeout and may still finish (and be charged); the next run polls them and adopts their results, and submits them again only with --resubmit-timed-out`);

@@ -108,7 +108,16 @@ export type RunEvent =
     }
   /** Its upstream is done: it waits for a slot and the rate governor (roots wait from `run-started`). */
   | { readonly type: 'item-queued'; readonly ts: number; readonly node: NodeRef }
-  | { readonly type: 'item-submitted'; readonly ts: number; readonly node: NodeRef; readonly requestId: string; readonly attempt: number; readonly quotedCost: number | null }
+  | {
+      readonly type: 'item-submitted';
+      readonly ts: number;
+      readonly node: NodeRef;
+      readonly requestId: string;
+      readonly attempt: number;
+      readonly quotedCost: number | null;
+      /** The submission's answer was lost; a verified webhook delivery naming the item told its request id. */
+      readonly adopted?: true;
+    }
   | { readonly type: 'item-progress'; readonly ts: number; readonly node: NodeRef; readonly progress: number; readonly status: string }
   | {
       readonly type: 'item-done';

@@ -27,7 +27,11 @@ export type SeedNode =
     }
   /** Paid in an earlier session, its result lost for good: reported as such. */
   | { readonly state: 'unsaved'; readonly step: string; readonly k: number; readonly requestId: string; readonly error: EventError }
-  | { readonly state: 'unknown'; readonly step: string; readonly k: number; readonly reason: string }
+  /**
+   * `attempt`: the attempt of this run whose answer was lost, or `from`: the run it was carried
+   * over from (a delivery naming it adopts the job).
+   */
+  | { readonly state: 'unknown'; readonly step: string; readonly k: number; readonly reason: string; readonly attempt?: number; readonly from?: string }
   /** Left out of the run: its inputs failed the load-time checks (`--keep-going`). */
   | { readonly state: 'invalid'; readonly step: string; readonly k: number; readonly reason: string }
   | { readonly state: 'failed'; readonly step: string; readonly k: number; readonly error: EventError };

@@ -25,8 +25,11 @@ export interface StateRecorder {
    * a refused key or balance): the node waits for the next run, and a resume may submit it.
    */
   withdrawn(node: RecordedNode, attempt: number, reason: string): Promise<void>;
-  /** The service accepted the job (awaited right after the answer, before polling). */
-  submitted(node: RecordedNode, attempt: number, requestId: string): Promise<void>;
+  /**
+   * The service accepted the job (awaited right after the answer, before polling). `adopted`:
+   * the answer was lost and a webhook delivery naming the item told its request id.
+   */
+  submitted(node: RecordedNode, attempt: number, requestId: string, adopted?: boolean): Promise<void>;
   /** A poll saw a new status (not awaited by the poller; failures surface at `finish`). */
   progress(node: RecordedNode, status: string, progress: number | null): Promise<void>;
   /**

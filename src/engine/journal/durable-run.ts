@@ -29,9 +29,10 @@ import { type JournalEntry, stampEntry } from './journal-records.js';
 import { acquireLock, acquireLockWaiting, type LockFile } from './lock-file.js';
 import { mkdirDurable, writeFileAtomic } from '../../common/index.js';
 import { readRunState } from './journal-replay.js';
+import { adoptKeptDeliveries } from './adopt-deliveries.js';
 import { removeJournalSnapshot, writeJournalSnapshot } from './journal-snapshot.js';
 import { canonicalJson } from '../../common/index.js';
-import { type PaidNode, paidSeed, planResume, type ResumePlan, type ResumeSeed, type TimedOutNode, type UnknownNode } from './resume-plan.js';
+import { carriedFrom, type PaidNode, paidSeed, planResume, type ResumePlan, type ResumeSeed, type TimedOutNode, type UnknownNode } from './resume-plan.js';
 import { attributeSpend, chargedJobs, finishInvocation, startInvocation } from './invocations.js';
 import type { EarlierInvocation } from '../contracts/events.js';
 import { createRunDir, listRuns, newRunId, RESUMABLE_STATUSES, readRunMeta, type RunMetaStatus, type RunOptionsRecord, type RunSummary, runPaths, stateLayout, writeRunMeta } from './state-dir.js';
@@ -151,6 +152,10 @@ export async function openDurableRunWith(options: OpenDurableRunInternals): Prom
 async function openOrCreate(options: OpenDurableRunInternals): Promise<DurableRun> {
   const digest = options.workflowDigest ?? (await digestWorkflow(options.graph));
   const ids = new JournalNodeIds(options.graph);
+  if (!options.fresh) {
+    const runs = (await listRuns(options.stateDir)).filter((run) => run.meta?.workflow_digest === digest && !run.active);
+    await adoptKeptDeliveries(options.stateDir, runs, options.clock);
+  }
   if (options.runId !== undefined) {
     const meta = await readRunMeta(options.stateDir, options.runId);
     if (meta !== undefined || existsSync(runPaths(options.stateDir, options.runId).journal)) {
@@ -212,7 +217,7 @@ async function createRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
       // Named after the run that lost the request id, once, however many runs carry it on.
       const reason = / \(run [^)]+\)$/.test(node.reason) ? node.reason : `${node.reason} (run ${carry.from ?? '?'})`;
       entries.push({ t: 'unknown', node: node.node, reason });
-      seeds.push({ state: 'unknown', step: node.step, k: node.k, reason });
+      seeds.push({ state: 'unknown', step: node.step, k: node.k, reason, ...carriedFrom(reason) });
     }
     for (const node of carry.paid) {
       entries.push({ t: 'paid', node: node.node, request_id: node.requestId, result_url: node.resultUrl, cost: node.cost });

@@ -42,9 +42,9 @@ export class JournalRecorder implements StateRecorder {
     await this.journal.append({ t: 'skipped', node: this.name(node), reason: `${WITHDRAWN_PREFIX}${reason}` });
   }
 
-  async submitted(node: RecordedNode, attempt: number, requestId: string): Promise<void> {
+  async submitted(node: RecordedNode, attempt: number, requestId: string, adopted = false): Promise<void> {
     this.lastStatus.delete(node.id);
-    await this.journal.append({ t: 'submitted', node: this.name(node), attempt, request_id: requestId });
+    await this.journal.append({ t: 'submitted', node: this.name(node), attempt, request_id: requestId, ...(adopted ? { adopted: true as const } : {}) });
   }
 
   async progress(node: RecordedNode, status: string, progress: number | null): Promise<void> {
@@ -108,7 +108,8 @@ export class JournalRecorder implements StateRecorder {
     await this.journal.append({ t: 'end', status });
   }
 
-  private name(node: RecordedNode): string {
+  /** The journal name of `node` (`<step>/<item key>`). */
+  name(node: RecordedNode): string {
     return this.ids.nameOf(node.step, node.index, node.key);
   }
 }

@@ -54,6 +54,8 @@ export interface SubmittedEntry {
   readonly node: string;
   readonly attempt: number;
   readonly request_id: string;
+  /** The submission's answer was lost; a verified webhook delivery naming the item told the request id. */
+  readonly adopted?: true;
 }
 
 export interface StatusEntry {

@@ -185,7 +185,7 @@ class RunStateFold {
     this.end = null;
     let node = this.nodes.get(record.node);
     if (node === undefined) {
-      node = { node: record.node, phase: 'unknown', step: null, index: null, attempt: 0, requestId: null, submittedAt: null, cacheKey: null, status: null, progress: null, reason: null, paid: null, lost: false, last: record };
+      node = { node: record.node, phase: 'unknown', step: null, index: null, attempt: 0, requestId: null, submittedAt: null, cacheKey: null, status: null, progress: null, reason: null, paid: null, lost: false, adopted: false, last: record };
       this.nodes.set(record.node, node);
     }
     applyRecord(node, record);
@@ -215,6 +215,7 @@ function applyRecord(node: MutableNode, record: Exclude<JournalRecord, { t: 'run
       node.progress = null;
       node.paid = null;
       node.lost = false;
+      node.adopted = false;
       node.reason = UNKNOWN_AFTER_INTENT;
       break;
     case 'submitted':
@@ -222,6 +223,7 @@ function applyRecord(node: MutableNode, record: Exclude<JournalRecord, { t: 'run
       node.attempt = record.attempt;
       node.requestId = record.request_id;
       node.submittedAt = record.ts;
+      node.adopted = record.adopted === true;
       node.reason = null;
       break;
     case 'done':

@@ -169,6 +169,8 @@ type Row = [
   lost: boolean,
   paid: Omit<RecordOf<'paid'>, 'node'> | null,
   last: Omit<JournalRecord, 'node'>,
+  /** Absent in snapshots written before adoption existed. */
+  adopted?: boolean,
 ];
 
 function encodeNode(node: NodeState): Row {
@@ -187,7 +189,8 @@ function encodeNode(node: NodeState): Row {
     node.lost,
     node.paid === null ? null : withoutNode(node.paid),
     withoutNode(node.last),
-  ];
+    ...(node.adopted ? [true] : []),
+  ] as Row;
 }
 
 function withoutNode<T extends object>(record: T): Omit<T, 'node'> {
@@ -201,7 +204,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> & { t: strin
   typeof value === 'object' && value !== null && typeof (value as { t?: unknown }).t === 'string' && typeof (value as { ts?: unknown }).ts === 'number';
 
 function decodeNode(row: unknown): NodeState | undefined {
-  if (!Array.isArray(row) || row.length !== 14) return undefined;
+  if (!Array.isArray(row) || (row.length !== 14 && row.length !== 15)) return undefined;
   // By index: array destructuring goes through the iterator protocol, 10,000 times.
   const node: unknown = row[0], phase: unknown = row[1], step: unknown = row[2], index: unknown = row[3], attempt: unknown = row[4];
   const requestId: unknown = row[5], submittedAt: unknown = row[6], cacheKey: unknown = row[7], status: unknown = row[8], progress: unknown = row[9];
@@ -226,6 +229,7 @@ function decodeNode(row: unknown): NodeState | undefined {
     progress,
     reason,
     lost,
+    adopted: row[14] === true,
     paid: paid as unknown as RecordOf<'paid'> | null,
     last: last as unknown as JournalRecord,
   };

@@ -31,6 +31,8 @@ export interface NodeState {
   readonly paid: RecordOf<'paid'> | null;
   /** Paid, and its result can no longer be fetched (reported, never fetched or paid again). */
   readonly lost: boolean;
+  /** Its job was adopted: the submission's answer was lost, a webhook delivery naming the item told its request id. */
+  readonly adopted: boolean;
   /** The record that set the phase (the `done` record holds the result). */
   readonly last: JournalRecord;
 }

@@ -121,6 +121,12 @@ export interface PlanResumeOptions {
   readonly resubmitTimedOut?: boolean;
 }
 
+/** The run a carried unknown item's reason names (`… (run X)`): a delivery naming it there adopts it. */
+export function carriedFrom(reason: string): { from?: string } {
+  const from = / \(run ([^)]+)\)$/.exec(reason)?.[1];
+  return from === undefined ? {} : { from };
+}
+
 /** Decides what a resumed run does with each node of a replayed journal. */
 export function planResume(run: ReplayedRun, options: PlanResumeOptions): ResumePlan {
   const counts: ResumeCounts = { done: 0, cached: 0, submitted: 0, paid: 0, lost: 0, unknown: 0, resubmitted: 0, timedOut: 0, resubmittedTimedOut: 0, failed: 0, retried: 0, skipped: 0, deferred: 0, stale: 0 };
@@ -198,7 +204,7 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
         unknowns.push({ node: node.node, step: step.id, k, reason: node.reason ?? 'unknown' });
         if (options.resubmitUnknown) counts.resubmitted++;
         else {
-          unknown.push({ state: 'unknown', step: step.id, k, reason: node.reason ?? 'unknown' });
+          unknown.push({ state: 'unknown', step: step.id, k, reason: node.reason ?? 'unknown', ...(node.attempt > 0 ? { attempt: node.attempt } : carriedFrom(node.reason ?? '')) });
           counts.unknown++;
         }
         break;

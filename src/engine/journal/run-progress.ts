@@ -40,6 +40,8 @@ export interface RunProgress {
   readonly timedOut: readonly { readonly node: string; readonly reason: string; readonly requestId: string }[];
   /** Items not finished for a retryable reason (in flight, withdrawn, retryable failure). */
   readonly resumable: number;
+  /** Items whose lost submission answer a webhook delivery naming them stood in for, with their job. */
+  readonly adopted: readonly { readonly node: string; readonly requestId: string }[];
 }
 
 /** Counts the replayed nodes of a journal per step. */
@@ -49,7 +51,9 @@ export function summariseProgress(run: ReplayedRun): RunProgress {
   const unsaved: { node: string; reason: string; requestId: string | null; lost: boolean }[] = [];
   const timedOut: { node: string; reason: string; requestId: string }[] = [];
   let resumable = 0;
+  const adopted: { node: string; requestId: string }[] = [];
   for (const node of run.nodes.values()) {
+    if (node.adopted && node.requestId !== null) adopted.push({ node: node.node, requestId: node.requestId });
     const id = node.step ?? stepOf(node.node);
     let step = steps.get(id);
     if (step === undefined) {
@@ -71,7 +75,7 @@ export function summariseProgress(run: ReplayedRun): RunProgress {
     }
     resumable += count(step, node, unknowns);
   }
-  return { steps: [...steps.values()], unknowns, unsaved, timedOut, resumable };
+  return { steps: [...steps.values()], unknowns, unsaved, timedOut, resumable, adopted };
 }
 
 /** Adds one node to its step; returns 1 when a resume would still work on it. */

@@ -5,6 +5,7 @@ import type { GraphStep, JobGraph } from '../../workflow/index.js';
 import type { BlobStore, CacheLookup } from '../cache/index.js';
 import type { DurationReader } from '../quote/index.js';
 import type { JobWakeups } from '../webhooks/index.js';
+import type { RecordedNode } from '../contracts/state-recorder.js';
 import type { BudgetGuard } from './budget/budget-guard.js';
 import type { RunPricer } from './budget/run-pricer.js';
 import type { DailyDeferrals } from './daily-deferrals.js';
@@ -58,7 +59,22 @@ export interface JobContext {
 export interface RunWebhooks {
   readonly fields: Readonly<Record<string, string>>;
   readonly wakeups: JobWakeups;
+  /** The fields of one submission, whose URL names the item (else `fields`). */
+  readonly fieldsFor?: (node: RecordedNode, attempt: number) => Readonly<Record<string, string>>;
+  /**
+   * A submission whose answer was lost: the job a verified delivery naming the item reports on,
+   * waited for up to the run's adoption wait; null when none came (or the run stopped).
+   */
+  readonly adopt?: (node: RecordedNode, from: AdoptFrom, signal: AbortSignal) => Promise<{ readonly attempt: number; readonly requestId: string } | null>;
+  /** The submission's answer named `requestId` (its deliveries adopt nothing). */
+  readonly answered?: (requestId: string) => void;
 }
+
+/**
+ * Which submission of an item a delivery must name to be adopted: `attempt` of this run, or
+ * (an item carried over as unknown from run `run`) any attempt of that run.
+ */
+export type AdoptFrom = { readonly attempt: number; readonly run?: undefined } | { readonly attempt?: undefined; readonly run: string };
 
 /**
  * How a node ended up: finished one way or another, `unstarted` (back to waiting: the run

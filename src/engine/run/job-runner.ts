@@ -13,8 +13,8 @@ import { digestRequest, resolveRequest } from './field-resolver.js';
 import { jobFailureError, toEventError, unsavedError } from './job-errors.js';
 import { collectWithRetry, poll, readCost } from './job-poll.js';
 import { JobTimeoutError } from './poll/poller.js';
-import type { JobContext, NodeOutcome } from './job-context.js';
-import { submitJob } from './job-submit.js';
+import type { AdoptFrom, JobContext, NodeOutcome } from './job-context.js';
+import { submitJob, waitForAdoption } from './job-submit.js';
 import { type NodeResult, toStepResult } from '../contracts/node-result.js';
 import { syncResult } from './result-passing.js';
 import { NODE } from './run-state.js';
@@ -46,6 +46,22 @@ export async function runNode(ctx: JobContext, id: number): Promise<NodeOutcome>
   const reserved = await reserveFor(ctx, id, prepared);
   if (typeof reserved === 'string') return reserved;
   return driveJob(ctx, id, prepared, cached.key, reserved, undefined);
+}
+
+/**
+ * An item an earlier session of the run left unknown: its job is adopted if a verified delivery
+ * naming it arrives within the adoption wait (then polled, saved and charged like any job), else
+ * it stays unknown.
+ */
+export async function adoptNode(ctx: JobContext, id: number, from: AdoptFrom, reason: string): Promise<NodeOutcome> {
+  const found = await waitForAdoption(ctx, id, from);
+  if (found === null) {
+    await ctx.state.unknown(id, reason);
+    return 'unknown';
+  }
+  const attempt = Math.max(1, found.attempt);
+  await ctx.state.submitted(id, attempt, found.requestId, true);
+  return resumeNode(ctx, id, found.requestId, attempt);
 }
 
 /**

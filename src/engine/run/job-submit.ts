@@ -10,7 +10,7 @@ import type { RequestFields } from '../../client/index.js';
 import type { GraphStep } from '../../workflow/index.js';
 import { DailyLimitError } from '../../client/index.js';
 import { judgeSubmitError, toEventError } from './job-errors.js';
-import type { JobContext, NodeOutcome } from './job-context.js';
+import type { AdoptFrom, JobContext, NodeOutcome } from './job-context.js';
 
 /** An accepted submission: a job to poll, or a synchronous task's answer. */
 export type Submitted = { kind: 'job'; requestId: string; acceptedAt: number } | { kind: 'sync'; result: Readonly<Record<string, unknown>> };
@@ -84,9 +84,11 @@ async function submitOnce(ctx: JobContext, id: number, step: GraphStep, fields: 
   try {
     if (ctx.gate) ctx.gate.arm(controller.signal, intent);
     else await intent();
-    const body = ctx.webhooks !== null && acceptsWebhook(step) ? { ...fields, ...ctx.webhooks.fields } : fields;
+    const hooks = ctx.webhooks !== null && acceptsWebhook(step) ? ctx.webhooks : null;
+    const body = hooks === null ? fields : { ...fields, ...(hooks.fieldsFor?.(state.node(id), attempt) ?? hooks.fields) };
     const answer = await ctx.client.submit(step.task.id, body, { version: step.def.apiVersion, signal: controller.signal });
     if (answer.kind === 'sync') return answer;
+    hooks?.answered?.(answer.requestId);
     await state.submitted(id, attempt, answer.requestId);
     return { kind: 'job', requestId: answer.requestId, acceptedAt: ctx.clock.now() };
   } catch (error) {
@@ -109,6 +111,13 @@ async function submitOnce(ctx: JobContext, id: number, step: GraphStep, fields: 
       return 'unstarted';
     }
     if (verdict.kind === 'unknown') {
+      release?.();
+      release = undefined;
+      const adopted = ctx.webhooks?.adopt !== undefined && acceptsWebhook(step) ? await waitForAdoption(ctx, id, { attempt }) : null;
+      if (adopted !== null) {
+        await state.submitted(id, attempt, adopted.requestId, true);
+        return { kind: 'job', requestId: adopted.requestId, acceptedAt: ctx.clock.now() };
+      }
       await state.unknown(id, verdict.reason);
       return 'unknown';
     }
@@ -118,6 +127,20 @@ async function submitOnce(ctx: JobContext, id: number, step: GraphStep, fields: 
     release?.();
     unwatch();
     ctx.gate?.disarm(controller.signal);
+  }
+}
+
+/**
+ * The answer was lost: a verified delivery whose URL names this item and attempt tells its job
+ * (docs/running.md#adopted-items). Waits up to the run's adoption wait, less if the run stops.
+ */
+export async function waitForAdoption(ctx: JobContext, id: number, from: AdoptFrom): Promise<{ readonly attempt: number; readonly requestId: string } | null> {
+  const stop = new AbortController();
+  const unwatch = ctx.control.watchSubmissions((reason) => stop.abort(reason));
+  try {
+    return await ctx.webhooks!.adopt!(ctx.state.node(id), from, stop.signal);
+  } finally {
+    unwatch();
   }
 }
 

@@ -68,6 +68,8 @@ export class RunState {
   readonly counts: RunCounts = { done: 0, cached: 0, failed: 0, unsaved: 0, skipped: 0, unknown: 0, timedOut: 0, deferred: 0, invalid: 0 };
   /** Jobs the service accepted in this run. */
   accepted = 0;
+  /** Of those, jobs whose submission answer was lost, adopted through a webhook delivery naming the item. */
+  adopted = 0;
   /** Whether a recorder listens (a journal): otherwise what only it would read is not computed. */
   readonly recording: boolean;
   /** Request ids of jobs in flight (removed when they finish). */
@@ -134,15 +136,16 @@ export class RunState {
     await this.recorder.withdrawn(this.node(id), attempt, reason);
   }
 
-  async submitted(id: number, attempt: number, requestId: string): Promise<void> {
+  async submitted(id: number, attempt: number, requestId: string, adopted = false): Promise<void> {
     this.requestIds.set(id, requestId);
     this.attempts[id] = Math.min(255, attempt);
     this.accepted++;
+    if (adopted) this.adopted++;
     const node = this.node(id);
-    await this.recorder.submitted(node, attempt, requestId);
+    await this.recorder.submitted(node, attempt, requestId, adopted);
     const ts = this.clock.now();
     if (Number.isNaN(this.startedAt[id]!)) this.startedAt[id] = ts;
-    this.sink({ type: 'item-submitted', ts, node: strip(node), requestId, attempt, quotedCost: this.quotedOf(id) });
+    this.sink({ type: 'item-submitted', ts, node: strip(node), requestId, attempt, quotedCost: this.quotedOf(id), ...(adopted ? { adopted: true as const } : {}) });
   }
 
   /** A poll's answer; recorded without waiting (a status line is not worth delaying a poll). */

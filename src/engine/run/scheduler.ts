@@ -9,8 +9,8 @@
  */
 import { type GraphStep, itemKeyOf, type JobGraph } from '../../workflow/index.js';
 import type { ConcurrencyController } from './concurrency-controller.js';
-import type { JobContext, NodeOutcome } from './job-context.js';
-import { countReaders, resumeNode, runNode } from './job-runner.js';
+import type { AdoptFrom, JobContext, NodeOutcome } from './job-context.js';
+import { adoptNode, countReaders, resumeNode, runNode } from './job-runner.js';
 import { NodeQueue } from './node-queue.js';
 import { NODE } from './run-state.js';
 import type { SeedNode } from '../contracts/seed-node.js';
@@ -19,9 +19,17 @@ import type { SeedNode } from '../contracts/seed-node.js';
 export interface NodeRunners {
   run(ctx: JobContext, id: number): Promise<NodeOutcome>;
   resume(ctx: JobContext, id: number, requestId: string, attempt: number, cacheKey: string | null, submittedAt?: number | null): Promise<NodeOutcome>;
+  /** An item an earlier session left unknown: waits for a webhook delivery naming it (job-submit.ts). */
+  adopt?(ctx: JobContext, id: number, from: AdoptFrom, reason: string): Promise<NodeOutcome>;
 }
 
-const JOB_RUNNERS: NodeRunners = { run: runNode, resume: resumeNode };
+const JOB_RUNNERS: NodeRunners = { run: runNode, resume: resumeNode, adopt: adoptNode };
+
+/** Which submission of an unknown seed a delivery would name, or null when none can be named. */
+function adoptable(seed: Extract<SeedNode, { state: 'unknown' }>): AdoptFrom | null {
+  if (seed.from !== undefined) return { run: seed.from };
+  return (seed.attempt ?? 0) > 0 ? { attempt: seed.attempt! } : null;
+}
 
 /** Jobs of an earlier run polled again between two turns of the event loop while seeding. */
 const SEED_YIELD = 32;
@@ -93,6 +101,11 @@ export class Scheduler {
         this.ctx.results.put(id, seed.result, countReaders(this.ctx, id));
         state.seedDone(id, seed.result, seed.outputs, seed.doneAt);
         this.readyDependents(id);
+      } else if (seed.state === 'unknown' && adoptable(seed) !== null && this.ctx.webhooks?.adopt !== undefined && this.runners.adopt !== undefined) {
+        // Its job may yet be named by a delivery (a retry of one an earlier session missed).
+        const adopt = this.runners.adopt.bind(this.runners);
+        const from = adoptable(seed)!;
+        this.launch(id, () => adopt(this.ctx, id, from, seed.reason));
       } else if (seed.state === 'unknown') {
         state.seedUnknown(id, seed.reason);
         await this.skipDependents(id, `steps.${seed.step} item ${seed.k} is unknown`);

@@ -17,6 +17,9 @@ import { writeFileAtomic } from '../../common/index.js';
 import type { JobStatus } from '../../client/index.js';
 import { TERMINAL_JOB_STATUSES } from '../../service/index.js';
 import { startWebhookReceiver, type WebhookHint, type WebhookReceiver } from './webhook-receiver.js';
+import { AdoptionDesk } from './adoption-desk.js';
+import { appendAdoption } from './adoption-log.js';
+import { type Correlation, correlatedUrl, readCorrelationKey } from './webhook-correlation.js';
 
 /** Job statuses whose delivery is worth a status request now (`processing` is not). */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(TERMINAL_JOB_STATUSES);
@@ -116,11 +119,27 @@ export interface WebhookHintsOptions {
   readonly clock: Clock;
   /** Every verified, first-seen delivery (for logs and tests). */
   readonly onHint?: (hint: WebhookHint) => void;
+  /**
+   * The state folder and the run: each submission's URL names its item (webhook-correlation.ts),
+   * deliveries naming a job the run does not know are kept in the state folder
+   * (adoption-log.ts), and deliveries for earlier runs of the folder are verified with their
+   * run's secret. Without it the URL is the same for every submission.
+   */
+  readonly adoption?: {
+    readonly stateDir: string;
+    readonly runId: string;
+    /** The webhook secret of another run of the state folder, when it has one. */
+    readonly secretOf: (runId: string) => string | undefined;
+  };
 }
 
 export interface WebhookHints {
-  /** Fields added to every submission. */
+  /** Fields added to every submission (without the item's correlation). */
   readonly fields: { readonly webhook_url: string; readonly webhook_secret: string };
+  /** The fields of one submission: its URL names the item (journal name) and attempt. */
+  readonly fieldsFor: (node: string, attempt: number) => { readonly webhook_url: string; readonly webhook_secret: string };
+  /** Where a submission whose answer was lost finds its job (null without `adoption`). */
+  readonly desk: AdoptionDesk | null;
   readonly wakeups: JobWakeups;
   readonly receiver: WebhookReceiver;
   /** Verified deliveries received. */
@@ -133,10 +152,29 @@ export async function startWebhookHints(options: WebhookHintsOptions): Promise<W
   assertWebhookUrl(options.url);
   const wakeups = new JobWakeups();
   let received = 0;
+  const adoption = options.adoption;
+  const key = adoption === undefined ? undefined : readCorrelationKey(adoption.stateDir);
+  const desk = adoption === undefined ? null : new AdoptionDesk();
+  /** Jobs whose delivery is kept already (one line per job, not per delivery). */
+  const kept = new Set<string>();
+  const fields = { webhook_url: options.url, webhook_secret: options.secret };
   const receiver = await startWebhookReceiver({
     listen: options.listen,
     secret: options.secret,
     clock: options.clock,
+    ...(key === undefined || adoption === undefined
+      ? {}
+      : {
+          correlationKey: key,
+          secretFor: (c: Correlation) => (c.runId === adoption.runId ? options.secret : adoption.secretOf(c.runId)),
+          onCorrelated: (hint: WebhookHint) => {
+            const c = hint.correlation!;
+            if (desk!.isKnown(hint.requestId) || kept.has(hint.requestId)) return;
+            appendAdoption(adoption.stateDir, { ...c, requestId: hint.requestId });
+            kept.add(hint.requestId);
+            desk!.offer(c.runId, c.node, c.attempt, hint.requestId);
+          },
+        }),
     onHint: (hint) => {
       received++;
       options.onHint?.(hint);
@@ -144,7 +182,10 @@ export async function startWebhookHints(options: WebhookHintsOptions): Promise<W
     },
   });
   return {
-    fields: { webhook_url: options.url, webhook_secret: options.secret },
+    fields,
+    fieldsFor: (node, attempt) =>
+      key === undefined || adoption === undefined ? fields : { webhook_url: correlatedUrl(options.url, key, { runId: adoption.runId, node, attempt }), webhook_secret: options.secret },
+    desk,
     wakeups,
     receiver,
     received: () => received,
@@ -159,17 +200,24 @@ const SECRET_FILE = 'webhook-secret';
  * resumed run still accepts deliveries for jobs an earlier session submitted.
  */
 export function readRunWebhookSecret(runDir: string): string {
+  const found = findRunWebhookSecret(runDir);
+  if (found !== undefined) return found;
+  // 32 random bytes: 43 characters, within the service's 32 to 255.
+  const secret = randomBytes(32).toString('base64url');
+  writeFileAtomic(join(runDir, SECRET_FILE), `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+/** The run's webhook secret when it has one (never makes one). */
+export function findRunWebhookSecret(runDir: string): string | undefined {
   const path = join(runDir, SECRET_FILE);
   try {
     const secret = readFileSync(path, 'utf8').trim();
     if (secret.length >= 32) return secret;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
   }
-  // 32 random bytes: 43 characters, within the service's 32 to 255.
-  const secret = randomBytes(32).toString('base64url');
-  writeFileAtomic(path, `${secret}\n`, { mode: 0o600 });
-  return secret;
+  return undefined;
 }
 
 function assertWebhookUrl(url: string): void {

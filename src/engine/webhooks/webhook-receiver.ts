@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../common/index.js';
 import { DeflowError } from '../../common/index.js';
+import { type Correlation, correlationOfPath } from './webhook-correlation.js';
 import { verifyWebhook } from './webhook-verify.js';
 
 /** What a verified, first-seen delivery tells the engine. */
@@ -25,6 +26,8 @@ export interface WebhookHint {
   readonly signed: boolean;
   /** The delivery's whole `data` object (`error_code`, `retryable`, `processing_time_ms`, …). */
   readonly data: Readonly<Record<string, unknown>>;
+  /** The submission its URL names (webhook-correlation.ts), when the token is deflow's own. */
+  readonly correlation: Correlation | null;
 }
 
 export interface WebhookReceiverOptions {
@@ -48,6 +51,19 @@ export interface WebhookReceiverOptions {
   readonly maxRemembered?: number;
   /** @default 1 MiB */
   readonly maxBodyBytes?: number;
+  /** The state folder's correlation key: a delivery whose URL carries a valid token names its submission. */
+  readonly correlationKey?: Buffer;
+  /**
+   * The secret that signs deliveries for a correlated submission (its run's secret, so a later
+   * session verifies an earlier run's deliveries); undefined falls back to `secret`.
+   */
+  readonly secretFor?: (correlation: Correlation) => string | undefined;
+  /**
+   * Called for a verified, first-seen correlated delivery before it is answered: the delivery
+   * is answered 500 (and the service retries it) when this throws, so it can make the delivery
+   * durable first.
+   */
+  readonly onCorrelated?: (hint: WebhookHint) => void;
 }
 
 export interface WebhookReceiver {
@@ -73,7 +89,9 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     if (req.method !== 'POST') return reply(res, 405, { error: 'method-not-allowed' });
     const rawBody = await readBody(req, maxBodyBytes);
     if (rawBody === undefined) return reply(res, 413, { error: 'body-too-large' });
-    const verdict = verifyWebhook({ rawBody, headers: req.headers, secret: options.secret, now: options.clock.now(), toleranceS: options.toleranceS ?? 300 });
+    const correlation = options.correlationKey === undefined ? null : correlationOfPath(options.correlationKey, req.url);
+    const secret = (correlation === null ? undefined : options.secretFor?.(correlation)) ?? options.secret;
+    const verdict = verifyWebhook({ rawBody, headers: req.headers, secret, now: options.clock.now(), toleranceS: options.toleranceS ?? 300 });
     if (!verdict.ok) return reply(res, verdict.reason === 'malformed' ? 400 : 401, { error: verdict.reason });
     const { event } = verdict;
     // Remember only verified deliveries, so a forgery cannot suppress the real one.
@@ -82,16 +100,26 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       seen.add(event.deliveryId);
       if (seen.size > maxRemembered) seen.delete(seen.values().next().value as string);
     }
-    reply(res, 200, { ok: true });
     const hint: WebhookHint = {
       requestId: event.requestId,
       event: event.event,
       status: event.status,
       deliveryId: event.deliveryId,
       ...(event.resultUrl === null ? {} : { resultUrl: event.resultUrl }),
-      signed: options.secret !== null,
+      signed: secret !== null,
       data: event.data,
+      correlation,
     };
+    if (correlation !== null && options.onCorrelated !== undefined) {
+      try {
+        options.onCorrelated(hint);
+      } catch {
+        // Not kept: the service delivers it again.
+        if (event.deliveryId !== null) seen.delete(event.deliveryId);
+        return reply(res, 500, { error: 'not-kept' });
+      }
+    }
+    reply(res, 200, { ok: true });
     try {
       options.onHint(hint);
     } catch {

@@ -57,6 +57,7 @@ describe('webhook receiver (loopback HTTP)', () => {
         resultUrl: 'https://results.deapi.ai/1/a.png?X-Amz-Signature=abc',
         deliveryId: 'del-1',
         signed: true,
+        correlation: null,
         data: expect.objectContaining({ job_request_id: 'req-1', status: 'done' }),
       },
     ]);

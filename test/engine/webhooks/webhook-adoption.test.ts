@@ -1,0 +1,101 @@
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../../src/emulator/start-emulator.js';
+import { clips, duplicateJobs, journalOf, runDurablyIn } from '../journal/durable-helpers.js';
+import { useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
+
+const TRANSCRIBE = yaml(
+  'version: 1',
+  'name: adopt',
+  'steps:',
+  '  transcribe:',
+  '    task: audio.transcribe',
+  '    for_each: { glob: "clips/*.mp3" }',
+  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
+);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The next `n` submissions are accepted, created and charged, and their answer lost. */
+async function dropAnswers(emulator: RunningEmulator, n: number): Promise<void> {
+  const res = await request(`${emulator.url}/_emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ drop_answers: n }) });
+  expect(res.statusCode).toBe(200);
+  await res.body.text();
+}
+
+const hooks = async (): Promise<{ url: string; listen: string }> => {
+  const port = await freePort();
+  return { url: `http://127.0.0.1:${port}/hooks`, listen: `127.0.0.1:${port}` };
+};
+
+const emulatorConfig = { time_scale: 100, webhooks: { allow_http: true }, jobs: { duration_ms: 4000, scale_by_input: false } };
+
+describe('adopting a submission whose answer was lost', () => {
+  it('adopts the item in the same session from a signed delivery naming it: one job, polled, saved and charged once', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(3) });
+    const emulator = await useFastEmulator(emulatorConfig);
+    await dropAnswers(emulator, 1);
+    const run = await runDurablyIn(dir, emulator, { webhook: await hooks() });
+    expect(emulator.stats().dropped_answers).toBe(1);
+    expect(run.outcome).toMatchObject({ status: 'done', counts: { done: 3, unknown: 0 }, webhooks: { adopted: 1 } });
+    expect(emulator.jobs()).toHaveLength(3);
+    expect(duplicateJobs(emulator)).toEqual([]);
+    const adopted = (await journalOf(dir)).filter((r) => r.t === 'submitted' && r.adopted === true);
+    expect(adopted).toHaveLength(1);
+    const jobs = emulator.jobs().map((j) => j.request_id);
+    expect(jobs).toContain((adopted[0] as { request_id: string }).request_id);
+    expect(run.of('item-submitted').filter((e) => e.adopted === true)).toHaveLength(1);
+  });
+
+  it('without webhooks the item stays unknown (as before): nothing can name its job', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(3) });
+    const emulator = await useFastEmulator(emulatorConfig);
+    await dropAnswers(emulator, 1);
+    const run = await runDurablyIn(dir, emulator);
+    expect(run.outcome).toMatchObject({ status: 'failed', counts: { done: 2, unknown: 1 } });
+    expect(emulator.jobs()).toHaveLength(3);
+  });
+
+  it('a later session at the same --webhook-url adopts an item an earlier one left unknown, from a retried delivery naming it', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(3) });
+    // Slower clock: the retry (20 s virtual) comes after session 1 has ended.
+    const emulator = await useFastEmulator({ ...emulatorConfig, time_scale: 10, webhooks: { allow_http: true, retry_schedule_s: [0, 20, 20, 20] } });
+    await dropAnswers(emulator, 1);
+    const stable = await hooks();
+    // Session 1's receiver is not behind the public URL (a tunnel that is down): no delivery reaches it.
+    const first = await runDurablyIn(dir, emulator, { webhook: { url: stable.url, listen: `127.0.0.1:${await freePort()}` }, adoptWaitMs: 0 });
+    expect(first.outcome).toMatchObject({ status: 'failed', counts: { done: 2, unknown: 1 }, webhooks: { received: 0 } });
+    // The run ended `failed`: the next one is a new run that carries the unknown item over.
+    const second = await runDurablyIn(dir, emulator, { webhook: stable });
+    expect(second.outcome).toMatchObject({ status: 'done', resumed: false, counts: { done: 3, unknown: 0 }, webhooks: { adopted: 1 } });
+    expect(emulator.jobs()).toHaveLength(3);
+    expect(duplicateJobs(emulator)).toEqual([]);
+    expect((await journalOf(dir)).filter((r) => r.t === 'submitted' && r.adopted === true)).toHaveLength(1);
+  });
+
+  it('a delivery kept after the session stopped waiting adopts the item when the run is next opened, with or without webhooks', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(3) });
+    // Half of each job is spent pending: the lost job's first delivery comes well after its answer was judged lost.
+    const emulator = await useFastEmulator({ ...emulatorConfig, time_scale: 10, jobs: { duration_ms: 4000, queue_share: 0.5, scale_by_input: false } });
+    await dropAnswers(emulator, 1);
+    const first = await runDurablyIn(dir, emulator, { webhook: await hooks(), adoptWaitMs: 0 });
+    expect(first.outcome).toMatchObject({ counts: { done: 2, unknown: 1 }, webhooks: { adopted: 0 } });
+    const kept = (await readFile(join(dir, '.deflow', 'adoptions.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { request_id: string });
+    const lost = emulator.jobs().map((j) => j.request_id).filter((id) => !first.of('item-submitted').some((e) => e.requestId === id));
+    expect(lost).toHaveLength(1);
+    expect(kept.map((k) => k.request_id)).toContain(lost[0]);
+    const second = await runDurablyIn(dir, emulator);
+    expect(second.outcome).toMatchObject({ status: 'done', counts: { done: 3, unknown: 0 } });
+    expect((await journalOf(dir)).filter((r) => r.t === 'submitted' && r.adopted === true).map((r) => (r as { request_id: string }).request_id)).toEqual(lost);
+    expect(emulator.jobs()).toHaveLength(3);
+  });
+});
