@@ -132,7 +132,7 @@ async function submitOnce(ctx: JobContext, id: number, step: GraphStep, fields: 
 
 /**
  * The answer was lost: a verified delivery whose URL names this item and attempt tells its job
- * (docs/running.md#adopted-items). Waits up to the run's adoption wait, less if the run stops.
+ * (docs/running.md#adopted-items-an-unknown-item-whose-job-a-webhook-names). Waits up to the run's adoption wait, less if the run stops.
  */
 export async function waitForAdoption(ctx: JobContext, id: number, from: AdoptFrom): Promise<{ readonly attempt: number; readonly requestId: string } | null> {
   const stop = new AbortController();
