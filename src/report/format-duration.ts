@@ -15,6 +15,16 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${hours}h ${pad2(minutes)}m`;
 }
 
+/**
+ * A duration measured on the run's clock, for people: real time, and on the emulator's
+ * accelerated clock (`timeScale` virtual seconds per real second) its virtual time beside it,
+ * labelled: `1.2s (28.5s virtual)`.
+ */
+export function formatRunDuration(ms: number | null | undefined, timeScale = 1): string {
+  if (timeScale === 1 || !(timeScale > 0) || ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return formatDuration(ms);
+  return `${formatDuration(ms / timeScale)} (${formatDuration(ms)} virtual)`;
+}
+
 function pad2(n: number): string {
   return String(n).padStart(2, '0');
 }

@@ -95,7 +95,7 @@ describe('deflow run against a standalone emulator', () => {
     expect(last).toBeGreaterThan(run.after + 600_000);
     expect(last).toBeLessThanOrEqual(emulator.clock.now());
     expect(run.stderr).toMatch(/daily limit of audio\/speech used up: 1 item\(s\) deferred until \S+ \(in \d+ h( \d+ min)? virtual\)/);
-    expect(run.stderr).toMatch(/\[deflow\] daily-limit \(exit 5\) in \S+( \S+)? virtual:/);
+    expect(run.stderr).toMatch(/\[deflow\] daily-limit \(exit 5\) in \S+( \S+)? \(\S+( \S+)? virtual\):/);
   });
 
   it('stays on real time when the service sends no clock (as deAPI): nothing is labelled virtual', async () => {

@@ -121,13 +121,13 @@ describe('HeartbeatRenderer', () => {
     ]);
   });
 
-  it('labels the run’s duration virtual when it ran on the emulator’s accelerated clock', () => {
+  it('gives the run’s duration in real time, with the virtual time beside it, when it ran on the emulator’s accelerated clock', () => {
     const stderr = memoryStream();
     const renderer = new HeartbeatRenderer(stderr, { ticker: manualTicker() });
     const events = sampleRun();
     for (const event of events) renderer.handle(event.type === 'run-started' ? { ...event, timeScale: 20 } : event);
     expect(lines(stderr.text()).at(-1)).toBe(
-      '[deflow] failed (exit 1) in 2.5s virtual: 3/6 done (1 cached) · 1 failed · 1 skipped · 1 unknown · $0.1875 spent of $0.2500 quoted',
+      '[deflow] failed (exit 1) in 125ms (2.5s virtual): 3/6 done (1 cached) · 1 failed · 1 skipped · 1 unknown · $0.1875 spent of $0.2500 quoted',
     );
   });
 

@@ -60,9 +60,13 @@ export function runPaths(stateDir: string, runId: string) {
   return { dir, journal, lock: `${journal}.lock`, meta: join(dir, 'run.json') } as const;
 }
 
-/** A new run id, sortable by start time: `YYYYMMDD-HHMMSS-<4 hex>` (UTC). */
+/**
+ * A new run id, sortable by start time: `YYYYMMDD-HHMMSS-<4 hex>` (UTC). A person reads it as
+ * the time the run began: on a clock that runs ahead of real time (the emulator's accelerated
+ * clock, whose dates drift into the future) it is stamped with the real time instead.
+ */
 export function newRunId(clock: Clock): string {
-  const iso = new Date(clock.now()).toISOString(); // 2026-11-22T22:53:40.123Z
+  const iso = new Date(clock.realPerVirtual < 1 ? Date.now() : clock.now()).toISOString(); // 2026-11-22T22:53:40.123Z
   const stamp = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
   return `${stamp}-${randomBytes(2).toString('hex')}`;
 }

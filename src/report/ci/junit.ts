@@ -14,13 +14,15 @@ import { escapeXmlAttribute as attr, escapeXmlText as text } from './xml-escape.
 export function* renderJUnit(source: RunReportSource): Iterable<string> {
   const summary = source.summary();
   const { totals } = summary;
+  // Times are real seconds: on the emulator's accelerated clock the run's times are divided by its scale.
+  const scale = summary.time_scale ?? 1;
   yield '<?xml version="1.0" encoding="UTF-8"?>\n';
-  yield `<testsuites name="${attr(summary.workflow_name || summary.workflow)}" tests="${totals.items}" failures="${failing(totals)}" errors="0" skipped="${notRun(totals)}" time="${seconds(summary.duration_ms)}">\n`;
+  yield `<testsuites name="${attr(summary.workflow_name || summary.workflow)}" tests="${totals.items}" failures="${failing(totals)}" errors="0" skipped="${notRun(totals)}" time="${seconds(summary.duration_ms, scale)}">\n`;
   const run = runProperties(summary);
   for (const step of summary.steps) {
-    yield openSuite(step);
+    yield openSuite(step, scale);
     yield properties([...run, ['deflow.step.cost_quoted', usd(step.cost_quoted)], ['deflow.step.cost_actual', usd(step.cost_actual)]]);
-    for (const item of source.items(step.id)) yield renderCase(summary.workflow, step.id, item, summary.status);
+    for (const item of source.items(step.id)) yield renderCase(summary.workflow, step.id, item, summary.status, scale);
     yield '  </testsuite>\n';
   }
   yield '</testsuites>\n';
@@ -59,10 +61,10 @@ function usd(value: number): string {
   return roundUsd(value).toFixed(6);
 }
 
-function openSuite(step: ReportStepSummary): string {
+function openSuite(step: ReportStepSummary, scale: number): string {
   const { counts } = step;
   // A suite's time is the wall-clock span of its items: they ran in parallel, so a sum would overstate it.
-  return `  <testsuite name="${attr(step.id)}" tests="${counts.items}" failures="${failing(counts)}" errors="0" skipped="${notRun(counts)}" time="${seconds(step.duration_ms)}">\n`;
+  return `  <testsuite name="${attr(step.id)}" tests="${counts.items}" failures="${failing(counts)}" errors="0" skipped="${notRun(counts)}" time="${seconds(step.duration_ms, scale)}">\n`;
 }
 
 /** Failing cases: failed, unknown, and skipped for a problem (invalid input, an upstream item that did not succeed). */
@@ -75,9 +77,9 @@ function notRun(counts: ReportCounts): number {
   return counts.skipped - counts.invalid - counts.blocked + counts.pending;
 }
 
-function renderCase(workflow: string, stepId: string, item: ReportItem, runStatus: string): string {
+function renderCase(workflow: string, stepId: string, item: ReportItem, runStatus: string, scale: number): string {
   const name = `${stepId}[${item.index}]${item.key === null ? '' : ` ${item.key}`}`;
-  const open = `    <testcase classname="${attr(workflow)}" name="${attr(name)}" time="${seconds(item.duration_ms)}"`;
+  const open = `    <testcase classname="${attr(workflow)}" name="${attr(name)}" time="${seconds(item.duration_ms, scale)}"`;
   const body: string[] = [];
   if ((item.status === 'failed' || item.status === 'unsaved' || item.status === 'unknown' || item.status === 'timed-out') && item.error !== null) {
     const { error } = item;
@@ -111,6 +113,7 @@ function renderCase(workflow: string, stepId: string, item: ReportItem, runStatu
   return body.length === 0 ? `${open}/>\n` : `${open}>\n${body.join('')}    </testcase>\n`;
 }
 
-function seconds(ms: number | null): string {
-  return ((ms ?? 0) / 1000).toFixed(3);
+/** Real seconds of a duration on a clock running `scale` times faster than real time. */
+function seconds(ms: number | null, scale: number): string {
+  return ((ms ?? 0) / 1000 / (scale > 0 ? scale : 1)).toFixed(3);
 }

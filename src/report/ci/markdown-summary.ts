@@ -1,5 +1,5 @@
 import { formatCost, formatTotal } from '../format-cost.js';
-import { formatDuration } from '../format-duration.js';
+import { formatRunDuration } from '../format-duration.js';
 import { codeSpan, escapeMarkdown, renderMarkdownTable, truncateText } from './markdown-text.js';
 import type { ReportItem, ReportRunStatus, RunReportSource, RunReportSummary } from '../files/run-report-types.js';
 
@@ -102,7 +102,7 @@ function headerLines(summary: RunReportSummary): string[] {
   const { totals } = summary;
   const exit = summary.exit_code === null ? '' : ` (exit ${summary.exit_code})`;
   const name = summary.workflow_name || summary.workflow;
-  const facts = [`run ${codeSpan(summary.run_id)}`, codeSpan(summary.workflow), formatDuration(summary.duration_ms), costFact(summary)];
+  const facts = [`run ${codeSpan(summary.run_id)}`, codeSpan(summary.workflow), formatRunDuration(summary.duration_ms, summary.time_scale), costFact(summary)];
   const lines = [`## deflow: ${escapeMarkdown(name)}: ${STATUS_LINE[summary.status]}${exit}`, '', facts.join(' · ')];
   const sessions = summary.invocations;
   if (sessions.length > 1) {

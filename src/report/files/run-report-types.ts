@@ -178,7 +178,14 @@ export interface RunReportSummary {
   readonly exit_code: number | null;
   readonly started_at: string | null;
   readonly finished_at: string | null;
+  /** On the run's clock: virtual on the emulator's accelerated clock (divide by `time_scale` for real time). */
   readonly duration_ms: number | null;
+  /**
+   * Virtual seconds per real second of the run's clock: 1 on real time (the service), more on the
+   * emulator's accelerated clock. Readers show real durations (`duration_ms / time_scale`) with
+   * the virtual ones beside them, labelled. Absent in reports written before it existed (1).
+   */
+  readonly time_scale?: number;
   readonly resumed: boolean;
   readonly resume_command: string | null;
   readonly quote: ReportQuote | null;

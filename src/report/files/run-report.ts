@@ -145,6 +145,7 @@ export class RunReportBuilder implements RunReportSource {
       started_at: isoOrNull(startedMs),
       finished_at: isoOrNull(finishedMs),
       duration_ms: startedMs === null || finishedMs === null ? null : Math.max(0, finishedMs - startedMs),
+      time_scale: this.started?.timeScale ?? 1,
       resumed: this.started?.resumed ?? false,
       resume_command: this.finished?.resumeCommand ?? null,
       quote: this.quote,

@@ -1,5 +1,5 @@
 import { formatCost } from '../format-cost.js';
-import { formatDuration } from '../format-duration.js';
+import { formatDuration, formatRunDuration } from '../format-duration.js';
 import { esc, LANE_LIMIT, renderTimelineSvg } from './html-timeline-svg.js';
 import type { TimelineModel, TimelineStep } from './timeline-model.js';
 
@@ -44,8 +44,10 @@ export function renderHtmlReport(model: TimelineModel, options: HtmlReportOption
 }
 
 function header(model: TimelineModel): string {
-  const duration = Number.isNaN(model.start) ? '—' : formatDuration(model.end - model.start);
-  const started = Number.isNaN(model.start) ? '' : `started <time data-ts="${model.start}">${new Date(model.start).toISOString()}</time>, `;
+  const duration = Number.isNaN(model.start) ? '—' : formatRunDuration(model.end - model.start, model.timeScale);
+  // On the emulator's accelerated clock the run's dates are the emulator's, ahead of the reader's: labelled.
+  const clock = model.timeScale === 1 ? '' : ' (emulator time)';
+  const started = Number.isNaN(model.start) ? '' : `started <time data-ts="${model.start}">${new Date(model.start).toISOString()}</time>${clock}, `;
   const sessions = model.sessions.length > 1 ? `, ${model.sessions.length} sessions` : '';
   return [
     `<header><h1>${esc(model.workflowName || model.workflow)}</h1>`,

@@ -75,6 +75,8 @@ export interface TimelineModel {
   exitCode: number | null;
   /** The clock ms of the first and last event. */
   start: number;
+  /** Virtual seconds per real second of the run's clock (the emulator's accelerated clock), 1 on real time. */
+  timeScale: number;
   end: number;
   readonly sessions: TimelineSession[];
   readonly steps: TimelineStep[];
@@ -98,6 +100,7 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
     status: 'incomplete',
     exitCode: null,
     start: Number.NaN,
+    timeScale: 1,
     end: Number.NaN,
     sessions: [],
     steps: [],
@@ -123,6 +126,7 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
         model.workflow = str(event['workflow']);
         model.workflowName = str(event['workflow_name']);
         model.status = 'running';
+        if (typeof event['time_scale'] === 'number' && event['time_scale'] > 0) model.timeScale = event['time_scale'];
         sessionStart = ts;
         model.sessions.push({ start: ts, quoted: Number.NaN, end: Number.NaN, status: 'running' });
         for (const step of arr(event['steps'])) {

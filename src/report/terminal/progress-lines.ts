@@ -1,6 +1,6 @@
 import type { RunEvent } from '../../engine/index.js';
 import { formatCost } from '../format-cost.js';
-import { formatDuration } from '../format-duration.js';
+import { formatDuration, formatRunDuration } from '../format-duration.js';
 import type { ProgressTotals, RunTally } from '../files/run-tally.js';
 
 /** `120/1000 done · 8 running · 2 failed · 0 skipped · $0.1234 spent` (` · N unknown` only when there are some; ` of $X quoted` once quoted). */
@@ -36,9 +36,8 @@ export function formatFinalSummary(tally: RunTally): string {
   const finished = tally.finished;
   const totals = tally.totals();
   const status = finished === null ? 'stopped' : `${finished.status} (exit ${finished.exitCode})`;
-  // On an accelerated clock (the emulator's) the duration is the service's time, not the reader's.
-  const virtual = (tally.started?.timeScale ?? 1) !== 1 ? ' virtual' : '';
-  const elapsed = finished !== null && tally.started !== null ? ` in ${formatDuration(finished.ts - tally.started.ts)}${virtual}` : '';
+  // Real time; on an accelerated clock (the emulator's) the service's virtual time beside it, labelled.
+  const elapsed = finished !== null && tally.started !== null ? ` in ${formatRunDuration(finished.ts - tally.started.ts, tally.started.timeScale ?? 1)}` : '';
   const cached = totals.cached > 0 ? ` (${totals.cached} cached)` : '';
   const quoted = finished?.quoted === null || finished?.quoted === undefined ? '' : ` of ${formatCost(finished.quoted)} quoted`;
   const pending = totals.items - totals.done - totals.failed - totals.skipped - totals.unknown;
