@@ -15,6 +15,13 @@ describe('item lists', () => {
     expect([...items.fields]).toEqual(['path', 'name', 'index', 'prompt']);
   });
 
+  it('keep a JSON "__proto__" key of an object item as a field, never as the prototype', () => {
+    const context = createValueItems([JSON.parse('{"__proto__": {"polluted": 1}, "prompt": "p"}')], 'file').at(0);
+    expect(Object.getPrototypeOf(context)).toBe(Object.prototype);
+    expect(context).toMatchObject({ prompt: 'p', index: 0 });
+    expect(Object.hasOwn(context, '__proto__')).toBe(true);
+  });
+
   it('decode matrix combinations without storing them', () => {
     const matrix = createMatrixItems([
       ['a', [1, 2]],

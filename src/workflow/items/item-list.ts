@@ -93,7 +93,14 @@ export function createMatrixItems(axes: readonly (readonly [string, readonly unk
 function recordContext(index: number, record: Record<string, unknown>): ItemContext {
   const path = typeof record.path === 'string' ? record.path : null;
   const derived = path === null ? { path: null, name: null, stem: null, ext: null, dir: null } : pathContext(index, path);
-  return { ...derived, ...record, index, value: record };
+  // A JSON `__proto__` key is an own field: Object.assign would set the prototype with it.
+  if (Object.hasOwn(record, '__proto__')) return { ...derived, ...record, index, value: record };
+  // Object.assign, not spread: spreading a record into a new object is some 60 times slower
+  // in V8, and this runs for every item of every rule (a million items: 9 s against 0.13 s).
+  const context: Record<string, unknown> = Object.assign(derived, record);
+  context.index = index;
+  context.value = record;
+  return context as unknown as ItemContext;
 }
 
 /** Splits a `/`-separated path by hand: this runs once per item the engine touches, so it avoids node:path's checks. */

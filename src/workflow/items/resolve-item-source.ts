@@ -79,7 +79,7 @@ export async function resolveItemSource(
       const written = render(source.file);
       if (written instanceof WorkflowError) return { ok: false, error: written };
       const absolute = resolve(workflow.dir, written);
-      const result = await readItemFile(absolute);
+      const result = await readItemFile(absolute, MAX_ITEMS);
       if (!result.ok) {
         const path = formatPath([...source.path, 'file']);
         const location = result.at

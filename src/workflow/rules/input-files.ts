@@ -37,7 +37,7 @@ export const inputFiles: Rule = {
         for (const known of knownFieldValues(context, step, field.name)) {
           if (known.value.kind !== 'value') continue;
           // The item is named by index only when its value is the path itself (it is printed already).
-          const label = itemLabel(known.k, known.item?.value === known.value.value ? undefined : known.item?.value);
+          const label = itemLabel(known.k, known.itemValue === known.value.value ? undefined : known.itemValue);
           const paths = Array.isArray(known.value.value) ? known.value.value : [known.value.value];
           for (const path of paths) {
             if (path === null || path === '') continue;

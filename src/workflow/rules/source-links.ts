@@ -33,7 +33,7 @@ export const sourceLinks: Rule = {
           const platform = detectPlatform(link);
           if (platform !== undefined && allowed.includes(platform)) continue;
           const host = platform === undefined ? url.hostname : PLATFORM_NAMES[platform];
-          const label = itemLabel(known.k, known.item?.value === link ? undefined : known.item?.value);
+          const label = itemLabel(known.k, known.itemValue === link ? undefined : known.itemValue);
           problems.add(`${field.name} ${link}`, () => new WorkflowError(WORKFLOW_CODES.limit, at, `${expected}, got ${JSON.stringify(link)} (${host})${label}`, problemItem(step.id, known.k)));
         }
       }

@@ -1,6 +1,5 @@
 import { itemScopes, prepareScope } from '../expressions/evaluate.js';
 import { contextsOf, type StaticValue, staticValue } from '../expressions/static-value.js';
-import type { ItemContext } from '../items/item-list.js';
 import type { ContextName, StepDef, ValueTemplate } from '../types.js';
 import type { RuleContext } from './rule-context.js';
 
@@ -8,7 +7,8 @@ import type { RuleContext } from './rule-context.js';
 export interface KnownValue {
   /** The item index, when the value depends on the item. */
   readonly k?: number;
-  readonly item?: ItemContext;
+  /** The item's value (not its whole context: a million items keep a million of these). */
+  readonly itemValue?: unknown;
   readonly value: StaticValue;
 }
 
@@ -36,7 +36,7 @@ export function* knownValues(context: RuleContext, step: StepDef, value: ValueTe
   const scopeOf = itemScopes(context.inputs);
   for (let k = 0; k < items.length; k++) {
     const item = items.at(k);
-    yield { k, item, value: staticValue(value, WITH_ITEM, scopeOf(item), contexts) };
+    yield { k, itemValue: item.value, value: staticValue(value, WITH_ITEM, scopeOf(item), contexts) };
   }
 }
 
@@ -46,19 +46,35 @@ export function* knownValues(context: RuleContext, step: StepDef, value: ValueTe
  * rules: once, not five times). A context, its steps and their items do not change once the
  * rules run.
  */
-const known = new WeakMap<RuleContext, WeakMap<StepDef, Map<string, readonly KnownValue[]>>>();
+const known = new WeakMap<RuleContext, WeakMap<StepDef, Map<string, KnownValues>>>();
+
+/** Values worked out once: shared ones as they are, per-item ones as bare values (a million items keep a million values, not a million records). */
+type KnownValues = { readonly shared: readonly KnownValue[] } | { readonly perItem: readonly StaticValue[]; readonly itemValue: (k: number) => unknown };
 
 /** The known values of a step's field by name, or nothing when the field is absent. */
-export function knownFieldValues(context: RuleContext, step: StepDef, field: string): readonly KnownValue[] {
+export function knownFieldValues(context: RuleContext, step: StepDef, field: string): Iterable<KnownValue> {
   let bySteps = known.get(context);
   if (bySteps === undefined) known.set(context, (bySteps = new WeakMap()));
   let byField = bySteps.get(step);
   if (byField === undefined) bySteps.set(step, (byField = new Map()));
   let values = byField.get(field);
   if (values === undefined) {
-    const value = step.with.get(field);
-    values = value ? [...knownValues(context, step, value)] : [];
+    values = workOut(context, step, field);
     byField.set(field, values);
   }
-  return values;
+  if ('shared' in values) return values.shared;
+  const { perItem, itemValue } = values;
+  return (function* () {
+    for (let k = 0; k < perItem.length; k++) yield { k, itemValue: itemValue(k), value: perItem[k]! };
+  })();
+}
+
+function workOut(context: RuleContext, step: StepDef, field: string): KnownValues {
+  const value = step.with.get(field);
+  if (!value) return { shared: [] };
+  const items = value.kind === 'literal' ? undefined : context.itemsOf(step.id);
+  if (items === undefined || !contextsOf(value)?.has('item')) return { shared: [...knownValues(context, step, value)] };
+  const perItem: StaticValue[] = [];
+  for (const one of knownValues(context, step, value)) perItem.push(one.value);
+  return { perItem, itemValue: (k) => items.valueAt(k) };
 }

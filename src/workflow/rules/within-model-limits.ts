@@ -39,7 +39,7 @@ export const withinModelLimits: Rule = {
           if (reason === undefined) continue;
           const from = value.kind === 'literal' ? '' : ' (from an expression)';
           const at = workflow.locator.at(value.path);
-          problems.add(`${field.name} ${own ? 'own' : 'limit'}`, () => new WorkflowError(WORKFLOW_CODES.limit, at, `${reason}${from}${itemLabel(known.k, known.item?.value)}`, problemItem(step.id, known.k)));
+          problems.add(`${field.name} ${own ? 'own' : 'limit'}`, () => new WorkflowError(WORKFLOW_CODES.limit, at, `${reason}${from}${itemLabel(known.k, known.itemValue)}`, problemItem(step.id, known.k)));
         }
       }
       problems.flush(report);
