@@ -12,7 +12,7 @@ export const EXIT = {
   ok: 0,
   /** Finished, but with failed or unknown items; or a request failed. */
   failed: 1,
-  /** Invalid workflow, config or usage, or another deflow run holds the state folder: nothing was sent. */
+  /** Invalid workflow, config or usage, items the service refuses to price (422, `deflow quote`), or another deflow run holds the state folder: nothing was sent. */
   usage: 2,
   /** Refused by the service before the first submission (auth, permission, balance). */
   refused: 3,

@@ -214,4 +214,37 @@ steps:
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/nope\.json: cannot read the earlier quote: ENOENT/);
   });
+
+  // The emulator answers 422 for diarization on a model without it (docs/deapi-contract.md), a
+  // rule validate does not know: only the service's answer tells the quote.
+  const DIARIZE = `version: 1
+name: dub
+steps:
+  transcribe:
+    task: audio.transcribe
+    for_each: { items: [{ path: episodes/a.mp3, d: true }, { path: episodes/b.mp3, d: false }, { path: episodes/c.mp3, d: true }] }
+    with: { source_file: "\${{ item.path }}", model: WhisperLargeV3, include_ts: false, diarize: "\${{ item.d }}" }
+`;
+
+  it('exits 2 naming each item whose price request the service refuses (422), also when only some are', async () => {
+    const emulator = await useEmulator();
+    const { quote } = await setup(emulator, DIARIZE);
+    const { code, out, err } = await quote('--format', 'json', '--no-quote-cache');
+    expect(err.split('\n')).toEqual([
+      'deflow: transcribe[0] episodes/a.mp3: the service refuses it (422): The selected model does not support diarization.',
+      'deflow: transcribe[2] episodes/c.mp3: the service refuses it (422): The selected model does not support diarization.',
+      'deflow: 2 item(s) would be refused when submitted (the price twin answered 422): fix the workflow or its items; nothing was submitted',
+      '',
+    ]);
+    expect(code).toBe(2);
+    const items = JSON.parse(out).steps[0].quoted_items;
+    expect(items.map((i: { method: string; refused?: string }) => [i.method, i.refused ?? null])).toEqual([
+      ['unknown', 'The selected model does not support diarization.'],
+      ['exact', null],
+      ['unknown', 'The selected model does not support diarization.'],
+    ]);
+    // Under a budget too: the refusal, not the budget, decides (exit 2, not 4 or 0).
+    expect((await quote('--max-cost', '5', '--allow-unpriced', '--no-quote-cache')).code).toBe(2);
+    expect(emulator.stats().submissions).toBe(0);
+  });
 });

@@ -92,8 +92,33 @@ export async function runQuote(file: string, flags: QuoteFlags, io: CliIO): Prom
     const comparison: QuoteComparison | undefined = previous && flags.compareTo ? compareQuotes(previous, quote, flags.compareTo) : undefined;
     if (flags.output !== undefined) await writeFileAtomically(resolvePath(io, flags.output), `${JSON.stringify(quote, null, 2)}\n`, { makeFolder: true });
     io.stdout.write(render(quote, format, comparison));
+    const refused = refusedItems(quote);
+    if (refused.length > 0) {
+      // A price twin's 422 refuses the parameters: the submission would be refused too, so no total stands.
+      io.stderr.write(`${refused.join('\n')}\n`);
+      return EXIT.usage;
+    }
     return exitFor(quote, io);
   });
+}
+
+/** Items listed before "… and N more". */
+const MAX_LISTED_REFUSED = 20;
+
+/** One line per item the service refused to price (422), then one that says what it means. */
+function refusedItems(quote: Quote): string[] {
+  const lines: string[] = [];
+  let count = 0;
+  for (const step of quote.steps) {
+    for (const item of step.quoted_items) {
+      if (item.refused === undefined) continue;
+      if (++count <= MAX_LISTED_REFUSED) lines.push(`deflow: ${step.id}[${item.index}] ${item.key}: the service refuses it (422): ${item.refused}`);
+    }
+  }
+  if (count === 0) return [];
+  if (count > MAX_LISTED_REFUSED) lines.push(`deflow: … and ${count - MAX_LISTED_REFUSED} more`);
+  lines.push(`deflow: ${count} item(s) would be refused when submitted (the price twin answered 422): fix the workflow or its items; nothing was submitted`);
+  return lines;
 }
 
 /** The exit code of a quote's verdict (common's exit-codes.ts); the cause on stderr when it is not 0. */

@@ -13,7 +13,7 @@ import type { DerivedFrom, QuotedItem } from './quote-types.js';
 /** A price at one value of a class: answered by the twin, or read off the fitted line. */
 type ClassPrice =
   | { readonly ok: true; readonly price: number; readonly answer: Extract<PriceAnswer, { ok: true }> | null; readonly key: string }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly reason: string; readonly refused?: string };
 
 export interface AssembleContext {
   readonly book: PriceBook;
@@ -27,7 +27,7 @@ function priceAt(cls: PriceClass, x: number, ctx: AssembleContext): ClassPrice {
   const answer = ctx.book.peek(request.key);
   if (answer?.ok) return { ok: true, price: answer.price, answer, key: request.key };
   if (cls.outcome === 'fitted' && cls.fit) return { ok: true, price: predictPrice(cls.fit, x), answer: null, key: request.key };
-  if (answer && !answer.ok) return { ok: false, reason: answer.reason };
+  if (answer && !answer.ok) return answer;
   return { ok: false, reason: cls.refusal ? `not quoted: ${cls.refusal}` : 'not quoted' };
 }
 
@@ -47,7 +47,10 @@ export function assembleItem(stepId: string, entry: Entry, ctx: AssembleContext)
 
   const answer = entry.cls && entry.x !== null ? priceAt(entry.cls, entry.x, ctx) : plainPrice(entry.request.key, ctx);
   const x = entry.x !== null ? { x: entry.x, ...(entry.cls ? { class: entry.cls.id } : {}) } : {};
-  if (!answer.ok) return { ...head, ...x, price: null, low: null, high: null, method: 'unknown', basis: answer.reason, reason: answer.reason };
+  if (!answer.ok) {
+    const refused = answer.refused === undefined ? {} : { refused: answer.refused };
+    return { ...head, ...x, price: null, low: null, high: null, method: 'unknown', basis: answer.reason, reason: answer.reason, ...refused };
+  }
   const price = roundUsd(answer.price);
   if (entry.workflow && entry.assumptions.length === 0 && answer.answer !== null) {
     const from = { source: 'workflow' as const, step: entry.workflow.step };
@@ -91,7 +94,7 @@ export function assembleItem(stepId: string, entry: Entry, ctx: AssembleContext)
 function plainPrice(key: string, ctx: AssembleContext): ClassPrice {
   const answer = ctx.book.peek(key);
   if (answer?.ok) return { ok: true, price: answer.price, answer, key };
-  return { ok: false, reason: answer && !answer.ok ? answer.reason : 'not quoted' };
+  return answer && !answer.ok ? answer : { ok: false, reason: 'not quoted' };
 }
 
 function derivation(

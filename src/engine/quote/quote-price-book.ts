@@ -28,7 +28,12 @@ export interface PriceRequest {
 
 export type PriceAnswer =
   | { readonly ok: true; readonly price: number; readonly origin: 'request' | 'cache'; readonly ageMs: number }
-  | { readonly ok: false; readonly reason: string };
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      /** The service's message when it refused the parameters themselves (422): the submission would be refused too. */
+      readonly refused?: string;
+    };
 
 export interface PriceBookOptions {
   readonly source: PriceSource;
@@ -42,6 +47,12 @@ export interface PriceBookOptions {
 
 /** Error codes that refuse one request's parameters rather than the whole quote. */
 const PER_REQUEST_FAILURES = /^E_API_(VALIDATION|NOT_FOUND)$|^E_INPUT_FILE|^E_UNSAFE_URL$/;
+
+/** The service's own words of an API error (its `message`), else the whole message. */
+function serviceMessage(error: Error): string {
+  const own = (error as { serviceMessage?: unknown }).serviceMessage;
+  return typeof own === 'string' && own !== '' ? own : error.message;
+}
 
 /** Why prices could not be obtained at all. */
 export interface Unavailable {
@@ -149,6 +160,10 @@ export class PriceBook {
       return { ok: true, price, origin: 'request', ageMs: 0 };
     } catch (error) {
       if (!isDeflowError(error)) throw error;
+      if (error.code === 'E_API_VALIDATION') {
+        const message = serviceMessage(error);
+        return { ok: false, reason: `the service refuses these parameters (422 from the price twin: ${message}); the submission would be refused too`, refused: message };
+      }
       if (PER_REQUEST_FAILURES.test(error.code)) return { ok: false, reason: `the price twin refused it: ${error.message}` };
       if (error.code === 'E_INTERRUPTED' || this.#options.signal?.aborted) throw error;
       // Anything else stops the quote: its prices cannot be obtained, and guessing is not quoting.

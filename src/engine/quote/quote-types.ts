@@ -115,6 +115,11 @@ export interface QuotedItem {
   readonly check?: FitCheck;
   readonly assumption?: string;
   readonly reason?: string;
+  /**
+   * Unknown items the service refused to price (422): its message. The same parameters would be
+   * refused at submission, so `deflow quote` exits 2 naming each such item.
+   */
+  readonly refused?: string;
   /** Unknown items: what would make the price known (fields to fix in the workflow, or a source to measure). */
   readonly would_know?: string;
   /** Set when the run already has the item: its price is 0 and it is not in `subtotal`. */
