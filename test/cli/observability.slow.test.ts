@@ -414,3 +414,34 @@ describe.skipIf(skipWithout('prometheus') || skipWithout('prometheus-pushgateway
     await once(worker, 'exit');
   });
 });
+
+describe.skipIf(skipWithout('redis-server'))('queue depth on the coordinator', () => {
+  it("deflow_queue_depth on the coordinator's /metrics counts each step's jobs waiting in the queue: all four before a worker starts, none once they ran", { timeout: 180_000 }, async () => {
+    const redis = await startTestRedis();
+    onTestFinished(() => redis.stop());
+    const folder = await workspace(4, TRANSCRIBE(), yaml('time_scale: 20', 'jobs: { duration_ms: 3000, scale_by_input: false }'));
+    const emulator = await startEmulatorProcess(folder);
+    const port = await freePort();
+    const metrics = `http://127.0.0.1:${port}/metrics`;
+    const depth = async (step: string): Promise<number | undefined> => {
+      const text = await (await fetch(metrics)).text();
+      const line = new RegExp(`^deflow_queue_depth\\{workflow="nightly-obs",step="${step}"\\} (\\d+)$`, 'm').exec(text);
+      return line === null ? undefined : Number(line[1]);
+    };
+    const coordinator = deflow(folder, emulator, ['run', 'w.yaml', '--queue', redis.url, '--metrics-port', String(port), '--report', 'report.json']);
+    // No worker yet: the four transcriptions wait in the queue; their embeddings are not enqueued before them.
+    expect(await until('four transcriptions waiting', async () => ((await depth('transcribe')) === 4 ? 4 : undefined))).toBe(4);
+    expect(await depth('embed')).toBe(0);
+    const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key };
+    const worker = spawn(process.execPath, [cli.main, 'worker', '--queue', redis.url], { cwd: folder, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    onTestFinished(async () => {
+      if (worker.exitCode === null) {
+        worker.kill('SIGTERM');
+        await once(worker, 'exit');
+      }
+    });
+    expect(await until('the transcriptions taken', async () => ((await depth('transcribe')) === 0 ? 0 : undefined), 120_000)).toBe(0);
+    const ran = await coordinator;
+    expect(ran.code, ran.stderr).toBe(0);
+  });
+});

@@ -112,7 +112,22 @@ async function coordinate(io: CliIO, input: QueuedRunInput, target: RedisTarget,
   let server: MetricsServer | null = null;
   try {
     if (metricsPort !== undefined && observers.metrics !== null) {
-      server = await serveMetrics(observers.metrics, metricsPort);
+      const metrics = observers.metrics;
+      // deflow_queue_depth: each step's jobs waiting in the queue (or deferred there), read from
+      // Redis at each scrape; a read that fails leaves the last figures.
+      const withDepth = {
+        contentType: metrics.contentType,
+        text: async () => {
+          try {
+            const run = await queue.readRun(shared.redis, scope, opened.runId);
+            if (run !== undefined) for (const step of (await queue.readQueueStatus(shared.redis, scope, run)).steps) metrics.setQueueDepth(step.step, step.waiting + step.deferred);
+          } catch {
+            // The figures of the last scrape stand.
+          }
+          return metrics.text();
+        },
+      };
+      server = await serveMetrics(withDepth, metricsPort);
       if (!flags.quiet) io.stderr.write(`metrics: ${server.url}\n`);
     }
     outcome = await queue.runQueued({
