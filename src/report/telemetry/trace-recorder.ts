@@ -76,8 +76,8 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
   let session: Span | null = null;
   let sessionContext: Context = ROOT_CONTEXT;
   const sessionCost = new UsdTally();
-  const stepSpans = new Map<string, { span: Span; context: Context; cost: number; open: number; done: number; failed: number }>();
-  const items = new Map<string, { span: Span; cost: number }>();
+  const stepSpans = new Map<string, { span: Span; context: Context; cost: UsdTally; open: number; done: number; failed: number }>();
+  const items = new Map<string, { span: Span; cost: UsdTally }>();
   let finished = false;
 
   const stepOf = (id: string) => {
@@ -89,7 +89,7 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
         { kind: SpanKind.INTERNAL, startTime: now(), attributes: { 'cicd.pipeline.task.name': id, 'deflow.step': id, ...(def ? { 'deflow.task': def.task } : {}) } },
         sessionContext,
       );
-      entry = { span, context: trace.setSpan(sessionContext, span), cost: 0, open: 0, done: 0, failed: 0 };
+      entry = { span, context: trace.setSpan(sessionContext, span), cost: new UsdTally(), open: 0, done: 0, failed: 0 };
       stepSpans.set(id, entry);
     }
     return entry;
@@ -119,7 +119,7 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
         },
         step.context,
       );
-      entry = { span, cost: 0 };
+      entry = { span, cost: new UsdTally() };
       items.set(key, entry);
       step.open += 1;
     }
@@ -129,10 +129,10 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
   const endItem = (node: NodeRef, outcome: 'done' | 'failed' | 'skipped' | 'deferred' | 'unknown', cost: number, error?: { code: string; message: string }): void => {
     const entry = itemOf(node);
     const step = stepOf(node.step);
-    entry.cost += cost;
-    step.cost += cost;
+    entry.cost.add(cost);
+    step.cost.add(cost);
     sessionCost.add(cost);
-    entry.span.setAttribute('deflow.cost_usd', entry.cost);
+    entry.span.setAttribute('deflow.cost_usd', entry.cost.usd);
     entry.span.setAttribute('deflow.item.state', outcome);
     if (error !== undefined) {
       entry.span.setAttribute('error.type', error.code);
@@ -148,12 +148,12 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
   const closeAll = (state: string): void => {
     for (const [key, entry] of items) {
       entry.span.setAttribute('deflow.item.state', state);
-      entry.span.setAttribute('deflow.cost_usd', entry.cost);
+      entry.span.setAttribute('deflow.cost_usd', entry.cost.usd);
       entry.span.end(now());
       items.delete(key);
     }
     for (const [id, step] of stepSpans) {
-      step.span.setAttributes({ 'deflow.cost_usd': step.cost, 'deflow.items.done': step.done, 'deflow.items.failed': step.failed });
+      step.span.setAttributes({ 'deflow.cost_usd': step.cost.usd, 'deflow.items.done': step.done, 'deflow.items.failed': step.failed });
       step.span.end(now());
       stepSpans.delete(id);
     }
