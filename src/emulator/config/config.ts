@@ -237,7 +237,7 @@ function findUp(relative: string): URL {
   for (let depth = 0; depth < 6; depth += 1) {
     const candidate = new URL(relative, dir);
     if (existsSync(candidate)) return candidate;
-    dir = new URL('../../', dir);
+    dir = new URL('../', dir);
   }
   return new URL(`../../${relative}`, import.meta.url);
 }
