@@ -13,12 +13,11 @@ import { renderQuoteMarkdown } from '../../report/index.js';
 import { renderQuoteTable } from '../../report/index.js';
 import { formatAnnotations, formatErrors, formatWarnings } from '../../workflow/index.js';
 import { excludedLines } from './run-notes.js';
-import { readGivenInputs } from '../../workflow/index.js';
 import { validateWorkflow } from '../../workflow/index.js';
-import { WorkflowInvalidError } from '../../workflow/index.js';
 import type { CliIO } from '../../common/index.js';
 import { EXIT, exitCodeForQuote } from '../../common/index.js';
 import { QUOTE_FORMATS as FORMATS } from './option-values.js';
+import { readInputFlagsOrSay } from './input-flags.js';
 import type { ServiceOptionValues } from '../service-options.js';
 import { withServiceSession } from '../service-session.js';
 
@@ -48,14 +47,8 @@ export async function runQuote(file: string, flags: QuoteFlags, io: CliIO): Prom
   const ttlMs = parseDuration(flags.quoteTtl);
   const maxPriceRequests = parseNumber('--max-price-requests', flags.maxPriceRequests, 0, true);
   const fitThreshold = parseNumber('--fit-threshold', flags.fitThreshold, 3, true);
-  let inputs: Awaited<ReturnType<typeof readGivenInputs>>;
-  try {
-    inputs = await readGivenInputs({ pairs: flags.input, ...(flags.inputs === undefined ? {} : { file: flags.inputs }), cwd: io.cwd });
-  } catch (error) {
-    if (!(error instanceof WorkflowInvalidError)) throw error;
-    io.stderr.write(`${formatErrors(error.errors).join('\n')}\n`);
-    return EXIT.usage;
-  }
+  const inputs = await readInputFlagsOrSay(flags, io);
+  if (inputs === undefined) return EXIT.usage;
   const previous = flags.compareTo === undefined ? undefined : await readQuoteFile(resolvePath(io, flags.compareTo));
 
   return withServiceSession(flags, io, 'api', async ({ client, emulated }) => {

@@ -19,9 +19,7 @@ import { createReporters, EVENT_LOG_NAME } from '../../report/index.js';
 import { formatErrors, formatWarnings } from '../../workflow/index.js';
 import { formatPlan } from '../../workflow/index.js';
 import { JobGraph } from '../../workflow/index.js';
-import { readGivenInputs } from '../../workflow/index.js';
 import { validateWorkflow } from '../../workflow/index.js';
-import { WorkflowInvalidError } from '../../workflow/index.js';
 import type { CliIO } from '../../common/index.js';
 import { EXIT, exitCodeForQuote } from '../../common/index.js';
 import { formatResumeCommand } from '../resume-command.js';
@@ -32,6 +30,7 @@ import { openRunSession, type RunSession } from './run-session.js';
 import { recallRunOptions, recordRunOptions } from './run-recall.js';
 import { checkObserverFlags, openRunObservers } from './run-observers.js';
 import type { RunFlags } from './run-flags.js';
+import { readInputFlagsOrSay } from './input-flags.js';
 import { VERSION } from '../version.js';
 
 export async function runCommand(file: string, given: RunFlags, io: CliIO): Promise<number> {
@@ -44,14 +43,8 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
   const webhook = parseWebhookFlags(flags);
   const waitLockMs = parseWaitLock(flags.waitLock);
   if (flags.runId !== undefined) assertRunId(flags.runId);
-  let inputs: Awaited<ReturnType<typeof readGivenInputs>>;
-  try {
-    inputs = await readGivenInputs({ pairs: flags.input, ...(flags.inputs === undefined ? {} : { file: flags.inputs }), cwd: io.cwd });
-  } catch (error) {
-    if (!(error instanceof WorkflowInvalidError)) throw error;
-    io.stderr.write(`${formatErrors(error.errors).join('\n')}\n`);
-    return EXIT.usage;
-  }
+  const inputs = await readInputFlagsOrSay(flags, io);
+  if (inputs === undefined) return EXIT.usage;
   if (flags.queue !== undefined) checkQueueFlags(flags);
   checkObserverFlags(flags);
   if (flags.metricsPort !== undefined && flags.queue === undefined) {
@@ -124,21 +117,22 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
       interrupted: io.interrupted,
     });
     if (!flags.quiet) io.stderr.write(describeOpened(durable));
-    const resumeCommand = fresh
-      ? null
-      : formatResumeCommand({
-      workflow: graph.workflow.file,
-      runId: durable.runId,
-      stateDir,
-      inputs: inputs.values,
-      cwd: io.cwd,
-      extra: [
-        ...(flags.output === undefined ? [] : ['--output', flags.output]),
-        ...(maxCost === undefined ? [] : ['--max-cost', String(maxCost)]),
-        ...(flags.allowUnpriced ? ['--allow-unpriced'] : []),
-        ...(flags.keepGoing ? ['--keep-going'] : []),
-      ],
-    });
+    /** The command that resumes this run with the same output folder and inputs, and `cap` (with `--allow-unpriced` when `unpriced`). */
+    const resumeWith = (cap: number | undefined, unpriced: boolean): string =>
+      formatResumeCommand({
+        workflow: graph.workflow.file,
+        runId: durable.runId,
+        stateDir,
+        inputs: inputs.values,
+        cwd: io.cwd,
+        extra: [
+          ...(flags.output === undefined ? [] : ['--output', flags.output]),
+          ...(cap === undefined ? [] : ['--max-cost', String(cap)]),
+          ...(unpriced ? ['--allow-unpriced'] : []),
+          ...(flags.keepGoing ? ['--keep-going'] : []),
+        ],
+      });
+    const resumeCommand = fresh ? null : resumeWith(maxCost, flags.allowUnpriced === true);
     // The run's quote stays beside its journal, so `deflow status` can show quoted against actual: the first
     // session's (a resumed session prices what it already has at $0, and what it pays is part of that first quote).
     const quoteFile = join(durable.paths.dir, 'quote.json');
@@ -194,20 +188,8 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
     if (deferred.length > 0) io.stderr.write(`${deferred.join('\n')}\n`);
     if (outcome.status === 'over-budget' && !fresh) {
       const unpriced = outcome.budget?.verdict === 'unpriced' && outcome.budget.refused === null;
-      io.stderr.write(`${unpriced ? 'run the unpriced items under per-job reservations' : 'resume with a higher cap'}: ${formatResumeCommand({
-        workflow: graph.workflow.file,
-        runId: durable.runId,
-        stateDir,
-        inputs: inputs.values,
-        cwd: io.cwd,
-        extra: [
-          ...(flags.output === undefined ? [] : ['--output', flags.output]),
-          '--max-cost',
-          String(unpriced ? (outcome.budget?.maxCost ?? 0) : suggestCap(outcome)),
-          ...(flags.allowUnpriced || unpriced ? ['--allow-unpriced'] : []),
-          ...(flags.keepGoing ? ['--keep-going'] : []),
-        ],
-      })}\n`);
+      const command = resumeWith(unpriced ? (outcome.budget?.maxCost ?? 0) : suggestCap(outcome), flags.allowUnpriced === true || unpriced);
+      io.stderr.write(`${unpriced ? 'run the unpriced items under per-job reservations' : 'resume with a higher cap'}: ${command}\n`);
     }
     // The renderers print it too, unless --quiet silenced them: a resumable run must say how.
     if (flags.quiet && resumeCommand !== null && (outcome.status === 'interrupted' || outcome.status === 'daily-limit')) io.stderr.write(`resume with: ${resumeCommand}\n`);

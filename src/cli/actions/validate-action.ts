@@ -2,12 +2,12 @@
 import { formatAnnotations } from '../../workflow/index.js';
 import { formatPlan } from '../../workflow/index.js';
 import { formatErrors, formatWarnings } from '../../workflow/index.js';
-import { readGivenInputs } from '../../workflow/index.js';
 import { validateWorkflow } from '../../workflow/index.js';
 import { WorkflowInvalidError } from '../../workflow/index.js';
 import type { WorkflowError } from '../../workflow/index.js';
 import type { ModelInfo } from '../../service/index.js';
 import { excludedLines } from './run-notes.js';
+import { readInputFlags } from './input-flags.js';
 import type { CliIO } from '../../common/index.js';
 import { EXIT } from '../../common/index.js';
 
@@ -27,13 +27,8 @@ export interface ValidateCommandOptions {
 }
 
 export async function runValidate(file: string, flags: ValidateFlags, io: CliIO, options: ValidateCommandOptions): Promise<number> {
-  let inputs: Awaited<ReturnType<typeof readGivenInputs>>;
-  try {
-    inputs = await readGivenInputs({ pairs: flags.input, ...(flags.inputs === undefined ? {} : { file: flags.inputs }), cwd: io.cwd });
-  } catch (error) {
-    if (!(error instanceof WorkflowInvalidError)) throw error;
-    return report(io, flags, { ok: false, errors: error.errors, warnings: [] });
-  }
+  const inputs = await readInputFlags(flags, io.cwd);
+  if (inputs instanceof WorkflowInvalidError) return report(io, flags, { ok: false, errors: inputs.errors, warnings: [] });
   const fetchModels = flags.offline ? undefined : options.createModelFetcher?.(io);
   const result = await validateWorkflow(file, {
     inputs,

@@ -5,7 +5,8 @@
  * share the cache without a lock or an index.
  */
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { canonicalJson } from '../../common/index.js';
 import type { ResultKind } from '../../service/index.js';
@@ -100,18 +101,9 @@ export function createResultCache(options: ResultCacheOptions): ResultCache {
 
     async put(entry) {
       const path = pathOf(entry.key);
-      if (await exists(path)) return;
+      if (existsSync(path)) return;
       mkdirDurable(dirname(path));
       writeFileAtomic(path, `${JSON.stringify({ v: 1, ...entry })}\n`);
     },
   };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -9,5 +9,6 @@ export { attributeSpend, chargedJobs, readInvocations } from './invocations.js';
 export type { InvocationEntry } from './invocations.js';
 export { collectGarbage } from './state-gc.js';
 export type { GcOptions, GcResult } from './state-gc.js';
-export { describeLockRecord, describeWho, lockedMessage, newLockRecord } from './lock-file.js';
-export type { LockHolder } from './lock-file.js';
+export { describeLockRecord, lockedMessage, newLockRecord } from './lock-file.js';
+export { describeWho, type LockHolder } from './lock-holder.js';
+export { LockWait } from './lock-wait.js';

@@ -15,23 +15,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { DeflowError, isDeflowError } from '../../common/index.js';
+import { describeWho, type LockHolder } from './lock-holder.js';
+import { LockWait } from './lock-wait.js';
 
 /** A held lock. */
 export interface LockFile {
   readonly path: string;
   /** Removes the lock if this process still owns it. Idempotent. */
   release(): void;
-}
-
-/** Who holds a lock, as its file says. */
-export interface LockHolder {
-  readonly pid: number;
-  readonly hostname: string;
-  readonly acquiredAt: string;
-  /** False only when the holder provably no longer runs (dead, a zombie, its pid reused, the host rebooted). */
-  readonly alive: boolean;
-  /** The holder runs on another host: its liveness cannot be checked, so it counts as alive. */
-  readonly foreign: boolean;
 }
 
 export interface AcquireLockOptions {
@@ -85,29 +76,18 @@ export function acquireLock(path: string, options: AcquireLockOptions = {}): Loc
  */
 export async function acquireLockWaiting(path: string, options: WaitLockOptions = {}): Promise<LockFile> {
   const waitMs = options.waitMs ?? 0;
-  const started = Date.now();
-  let told = false;
-  let interrupted = false;
-  void options.interrupted?.then(() => {
-    interrupted = true;
-  });
+  const wait = new LockWait({ waitMs, subject: options.subject ?? path, onWait: options.onWait, interrupted: options.interrupted, pollMs: options.pollMs });
   for (;;) {
     try {
       return acquireLock(path, options);
     } catch (error) {
       if (!isDeflowError(error, 'E_STATE_LOCKED') || waitMs <= 0) throw error;
-      const waited = Date.now() - started;
+      const waited = wait.waited();
       if (waited >= waitMs) {
         throw new DeflowError(error.code, `${error.message} (waited ${Math.round(waited / 1000)} s)`, { details: { ...error.details } });
       }
-      if (!told) {
-        told = true;
-        const holder = readLockHolder(path);
-        if (holder !== undefined) options.onWait?.(holder, `waiting for ${describeWho(holder)} to release ${options.subject ?? path}`);
-      }
-      const pollMs = Math.min(options.pollMs ?? 200, Math.max(1, waitMs - waited));
-      await Promise.race([new Promise((resolve) => setTimeout(resolve, pollMs)), options.interrupted ?? new Promise(() => {})]);
-      if (interrupted) throw new DeflowError('E_INTERRUPTED', `interrupted while waiting for ${options.subject ?? path}`);
+      wait.tell(() => readLockHolder(path));
+      await wait.pause();
     }
   }
 }
@@ -137,11 +117,6 @@ export function lockedMessage(subject: string, holder: LockHolder | undefined, f
   const base = `${describeWho(holder)} holds ${subject}`;
   if (!holder.foreign) return base;
   return `${base}; it runs on host ${holder.hostname}, where this host cannot check it: ${foreignHint}`;
-}
-
-/** `another deflow run (pid N, started T)`. */
-export function describeWho(holder: LockHolder): string {
-  return `another deflow run (pid ${holder.pid}${holder.foreign ? ` on ${holder.hostname}` : ''}, started ${holder.acquiredAt || 'at an unknown time'})`;
 }
 
 /** What a lock file says about this process. */

@@ -9,7 +9,7 @@
  */
 import type { Redis } from 'ioredis';
 import { DeflowError } from '../../common/index.js';
-import { describeLockRecord, describeWho, type LockHolder, lockedMessage, newLockRecord } from '../journal/index.js';
+import { describeLockRecord, type LockHolder, lockedMessage, LockWait, newLockRecord } from '../journal/index.js';
 
 /** How long a lease lasts without renewal. */
 export const COORDINATOR_LEASE_MS = 30_000;
@@ -49,12 +49,7 @@ export async function acquireCoordinatorLock(redis: Redis, key: string, options:
   const record = newLockRecord();
   const leaseMs = options.leaseMs ?? COORDINATOR_LEASE_MS;
   const waitMs = options.waitMs ?? 0;
-  const started = Date.now();
-  let told = false;
-  let interrupted = false;
-  void options.interrupted?.then(() => {
-    interrupted = true;
-  });
+  const wait = new LockWait({ waitMs, subject: options.subject, onWait: options.onWait, interrupted: options.interrupted, pollMs: options.pollMs });
   for (;;) {
     if ((await redis.set(key, record, 'PX', leaseMs, 'NX')) === 'OK') return heldLease(redis, key, record, leaseMs, options.onLost);
     const seen = await redis.get(key);
@@ -65,20 +60,15 @@ export async function acquireCoordinatorLock(redis: Redis, key: string, options:
       if ((await redis.eval(REPLACE, 1, key, seen, record, String(leaseMs))) === 1) return heldLease(redis, key, record, leaseMs, options.onLost);
       continue;
     }
-    const waited = Date.now() - started;
+    const waited = wait.waited();
     if (waited >= waitMs) {
       const ttl = await redis.pttl(key);
       const hint = `its lease runs out ${ttl > 0 ? `within ${Math.ceil(ttl / 1000)} s` : 'soon'} unless it is renewed`;
       const message = `${lockedMessage(options.subject, holder, hint)}${waitMs > 0 ? ` (waited ${Math.round(waited / 1000)} s)` : ''}`;
       throw new DeflowError('E_STATE_LOCKED', message, { details: { key, pid: holder.pid, hostname: holder.hostname, started_at: holder.acquiredAt } });
     }
-    if (!told) {
-      told = true;
-      options.onWait?.(holder, `waiting for ${describeWho(holder)} to release ${options.subject}`);
-    }
-    const pollMs = Math.min(options.pollMs ?? 200, Math.max(1, waitMs - waited));
-    await Promise.race([new Promise((resolve) => setTimeout(resolve, pollMs)), options.interrupted ?? new Promise(() => {})]);
-    if (interrupted) throw new DeflowError('E_INTERRUPTED', `interrupted while waiting for ${options.subject}`);
+    wait.tell(() => holder);
+    await wait.pause();
   }
 }
 
