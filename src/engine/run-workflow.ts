@@ -18,7 +18,7 @@ import type { JobContext, RunWebhooks } from './run/index.js';
 import { createScopeBuilder } from './run/index.js';
 import { PollEstimator, type PollEstimatorOptions } from './run/index.js';
 import { createDurationReader, type HeldItem, type Quote } from './quote/index.js';
-import { loadPollMemory, savePollMemory } from './run/index.js';
+import { loadPollMemory, longestFirst, oncePerPath, savePollMemory } from './run/index.js';
 import { ResultStore } from './run/index.js';
 import { RunControl } from './run/index.js';
 import { decideOutcome } from './run/index.js';
@@ -204,6 +204,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
   const cleaning = blobs.cleanStale(60 * 60_000).catch(() => 0);
   // What earlier runs of this state folder learned of job durations places the first polls.
   const estimator = new PollEstimator(options.estimator);
+  const durations = oncePerPath(createDurationReader());
   if (options.runners === undefined) await loadPollMemory(options.stateDir, estimator);
   const ctx: JobContext = {
     graph,
@@ -224,7 +225,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     window: new SubmitWindow(options.submitWindow),
     webhooks: options.webhooks ?? null,
     daily: new DailyDeferrals({ clock, sink, windows: options.dailyWindows, wait: options.waitDaily ?? false }),
-    durations: createDurationReader(),
+    durations,
   };
   const concurrency =
     options.stepLimit === undefined
@@ -234,6 +235,8 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
   try {
     const invalid = (options.excluded ?? []).map((e) => ({ state: 'invalid' as const, step: e.step, k: e.index, reason: e.reason }));
     if (seeds.length + invalid.length > 0) await scheduler.seed([...seeds, ...invalid]);
+    // Longest input first (the longest-processing-time rule) where the items' sizes differ.
+    if (options.runners === undefined && !control.stopping) await scheduler.orderRoots((step) => longestFirst({ graph, scope: ctx.scope, blobs, durations }, step));
     await scheduler.run();
   } finally {
     grace.abort();

@@ -28,3 +28,5 @@ export { earlierSpend, gateRun, remainingTotal } from './budget/budget-start.js'
 export { RunPricer } from './budget/run-pricer.js';
 export { findHeldItems, leftOutWithDependents, openResultCacheLookup } from './budget/held-items.js';
 export type { Reservation } from './budget/run-pricer.js';
+export { longestFirst } from './longest-first.js';
+export { oncePerPath } from './poll/input-measure.js';

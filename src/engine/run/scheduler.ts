@@ -141,6 +141,21 @@ export class Scheduler {
     return true;
   }
 
+  /**
+   * Submission order of each step that waits for nothing, from `order` (longest-first.ts): a
+   * step it returns ids for is started in that order instead of file order. Call before run().
+   */
+  async orderRoots(order: (step: GraphStep) => Promise<number[] | undefined>): Promise<void> {
+    for (const step of this.ctx.graph.steps) {
+      if (step.upstream.length > 0) continue;
+      const ids = await order(step);
+      if (ids === undefined) continue;
+      const queue = new NodeQueue();
+      for (const id of ids) queue.push(id);
+      this.queues[step.order] = queue;
+    }
+  }
+
   /** Runs until every node has finished, or the run stopped and its jobs in flight settled. */
   run(): Promise<void> {
     const idle = new Promise<void>((resolve) => {

@@ -6,8 +6,9 @@ import { createEventClock } from '../../helpers/event-clock.js';
 import { makeMp3 } from '../../../src/emulator/media/index.js';
 import { runIn, useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
 
+/** Clips of different lengths (distinct requests), longest first: the longest-first order is file order. */
 const clips = (n: number): Record<string, Buffer> =>
-  Object.fromEntries(Array.from({ length: n }, (_, i) => [`clips/c${i}.mp3`, makeMp3(2 + i)]));
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`clips/c${i}.mp3`, makeMp3(2 + n - i)]));
 
 const CHAIN = yaml(
   'version: 1',

@@ -55,3 +55,22 @@ export async function measureInput(task: TaskId, fields: RequestFields, duration
   if (width !== undefined && height !== undefined) return (width * height) / PIXELS;
   return undefined;
 }
+
+/**
+ * `reader` asked once per path for the run's lifetime: the longest-first order reads every
+ * clip before the first submission, and the jobs then find their lengths at once (in the same
+ * number of turns, so they reach the rate governor in the order they were started).
+ */
+export function oncePerPath(reader: DurationReader): DurationReader {
+  const memo = new Map<string, Promise<number | undefined>>();
+  return {
+    read(path) {
+      let pending = memo.get(path);
+      if (pending === undefined) {
+        pending = reader.read(path);
+        memo.set(path, pending);
+      }
+      return pending;
+    },
+  };
+}

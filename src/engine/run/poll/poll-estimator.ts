@@ -163,7 +163,7 @@ export class PollEstimator {
    * Until a job of the key was found running, polls come early (a fifth of the estimate):
    * one running job's progress tells its duration, while a prior can be off many times over.
    */
-  firstDelay(key: string, kind: ResultKind, scout = true, scale = 1): number {
+  firstDelay(key: string, kind: ResultKind, scout = true, scale = 1, holdWhileSearching = false): number {
     const track = this.track(key, kind);
     if (!track.searching || !scout) return this.clamp(track.estimate * scale);
     // A few scouts poll early; the jobs started with them wait out the prior, since when many
@@ -172,7 +172,9 @@ export class PollEstimator {
       track.scouts++;
       return this.clamp((track.estimate / 5) * scale);
     }
-    return this.clamp(track.estimate * scale);
+    // Measured jobs wait for the scouts (whenSettled wakes them): a prior scaled by a job's size
+    // is a guess per job, and a whole batch polled on it pays a second poll each.
+    return holdWhileSearching && track.searching ? this.maxDelayMs : this.clamp(track.estimate * scale);
   }
 
   /** The estimate for `key` (ms), used to size concurrency. */

@@ -103,7 +103,7 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
   const scale = options.scale !== undefined && options.scale > 0 ? options.scale : 1;
   // Early first polls (room to spare) once the key's estimate is settled; never with webhooks.
   const early = () => !pushed && options.roomy !== undefined && estimator.settledMs(key) !== undefined && options.roomy();
-  const firstWait = (scout: boolean) => estimator.firstDelay(key, kind, scout, scale * (early() ? EARLY_SHARE : 1)) * stretch;
+  const firstWait = (scout: boolean) => estimator.firstDelay(key, kind, scout, scale * (early() ? EARLY_SHARE : 1), options.scale !== undefined && !pushed) * stretch;
   let delay = Math.max(0, dueFrom + firstWait(!pushed) - clock.now());
   let first = true;
   const observes = options.submittedAt === undefined;
