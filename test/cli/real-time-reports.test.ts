@@ -50,5 +50,20 @@ describe('times a person reads, against an emulator at time scale 50', () => {
     const html = await readFile(join(dir, 'report.html'), 'utf8');
     expect(html).toMatch(/started <time [^>]*>[^<]*<\/time> \(emulator time\), /);
     expect(html).toMatch(beside);
+
+    // deflow status: real dates, within the run's measured span; the emulator's beside them, labelled.
+    const status = { ...createFakeCliIO(dir), env: io.env };
+    expect(await runCli(['status', 'workflow.yaml'], status)).toBe(0);
+    const line = /^started: (\S+), finished: (\S+) \(emulator time: started (\S+), finished (\S+)\)$/m.exec(status.stdoutText());
+    expect(line, status.stdoutText()).not.toBeNull();
+    const [started, finished, emulatorFinished] = [line![1]!, line![2]!, line![4]!].map((t) => Date.parse(t));
+    expect(started).toBeGreaterThanOrEqual(before);
+    expect(finished!).toBeLessThanOrEqual(before + elapsedMs);
+    expect(finished!).toBeGreaterThanOrEqual(started!);
+    expect(emulatorFinished!).toBeGreaterThan(before + elapsedMs);
+    const list = { ...createFakeCliIO(dir), env: io.env };
+    expect(await runCli(['status', '--json'], list)).toBe(0);
+    const [listed] = (JSON.parse(list.stdoutText()) as { runs: { started_at: string; finished_at: string }[] }).runs;
+    expect({ started: Date.parse(listed!.started_at), finished: Date.parse(listed!.finished_at) }).toEqual({ started, finished });
   });
 });

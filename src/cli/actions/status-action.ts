@@ -31,8 +31,11 @@ export interface RunStatusJson {
   /** A live process is writing the run now. */
   readonly active: boolean;
   readonly workflow: string | null;
+  /** Real wall time (also for a run on the emulator's accelerated clock). */
   readonly started_at: string | null;
   readonly finished_at: string | null;
+  /** A run on the emulator's accelerated clock: its own (virtual) dates, ahead of the real ones. */
+  readonly emulator_time?: { readonly started_at: string | null; readonly finished_at: string | null };
   /**
    * Per step: the counts, `cost` (USD charged in every session), `cost_quoted` (the point the
    * run's quote gave the step, or null when it had none) and `quoted_unknown_items` (items that
@@ -94,8 +97,7 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
     status: summary.status,
     active: summary.active,
     workflow,
-    started_at: iso(summary.meta?.started_at ?? replayed.run?.started_at),
-    finished_at: iso(summary.meta?.finished_at ?? undefined),
+    ...runTimes(summary.meta, replayed.run?.started_at),
     steps,
     cost: {
       actual: sumUsd(steps.map((step) => step.cost)),
@@ -149,8 +151,7 @@ async function listStatus(flags: StatusFlags, io: CliIO): Promise<number> {
       active: summary.active,
       workflow: summary.meta?.workflow ?? null,
       state_dir: stateDir,
-      started_at: iso(summary.meta?.started_at),
-      finished_at: iso(summary.meta?.finished_at ?? undefined),
+      ...realOrClock(summary.meta),
     })),
   };
   if (flags.json) {
@@ -173,7 +174,11 @@ export function formatStatus(status: RunStatusJson): string[] {
   const lines = [`run ${status.run_id}: ${state}`];
   if (status.status === 'left-out') lines.push('left out: inputs that failed the load-time checks were skipped; every other item is done (exit 6)');
   if (status.workflow !== null) lines.push(`workflow: ${status.workflow}`);
-  if (status.started_at !== null) lines.push(`started: ${status.started_at}${status.finished_at === null ? '' : `, finished: ${status.finished_at}`}`);
+  if (status.started_at !== null) {
+    const emulator = status.emulator_time;
+    const beside = emulator === undefined ? '' : ` (emulator time: started ${emulator.started_at ?? '—'}${emulator.finished_at === null ? '' : `, finished ${emulator.finished_at}`})`;
+    lines.push(`started: ${status.started_at}${status.finished_at === null ? '' : `, finished: ${status.finished_at}`}${beside}`);
+  }
   if (status.torn_tail) lines.push('journal: its last record was torn by a crash and is ignored');
   lines.push('');
   if (status.steps.length === 0) lines.push('no item has been journalled yet');
@@ -240,6 +245,19 @@ async function readRunQuote(dir: string): Promise<Quote | undefined> {
   }
 }
 
+
+/** A run's dates as a person reads them: real; a run on the emulator's accelerated clock has its own beside them. */
+function runTimes(meta: RunSummary['meta'], journalStart: number | undefined): Pick<RunStatusJson, 'started_at' | 'finished_at' | 'emulator_time'> {
+  const clock = { started_at: iso(meta?.started_at ?? journalStart), finished_at: iso(meta?.finished_at ?? undefined) };
+  if (meta?.real_started_at === undefined) return clock;
+  return { ...realOrClock(meta), emulator_time: clock };
+}
+
+/** Real dates when run.json has them (a run on the emulator's accelerated clock), else the run clock's (real time). */
+function realOrClock(meta: RunSummary['meta']): { started_at: string | null; finished_at: string | null } {
+  if (meta?.real_started_at !== undefined) return { started_at: iso(meta.real_started_at), finished_at: iso(meta.real_finished_at ?? undefined) };
+  return { started_at: iso(meta?.started_at), finished_at: iso(meta?.finished_at ?? undefined) };
+}
 
 function iso(ms: number | undefined): string | null {
   return ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString();

@@ -67,6 +67,16 @@ export interface OpenDurableRunOptions {
   readonly interrupted?: Promise<void>;
 }
 
+/**
+ * Real wall times beside the run clock's when that clock runs ahead of real time (the
+ * emulator's): when the run began (`realStartedAt`, kept from its first session) and, once it
+ * has ended, when it ended.
+ */
+function realTimes(clock: Clock, realStartedAt: number, ended: boolean): { real_started_at?: number; real_finished_at?: number | null } {
+  if (clock.realPerVirtual >= 1) return {};
+  return { real_started_at: realStartedAt, real_finished_at: ended ? Date.now() : null };
+}
+
 /** What run.json keeps beside the status: the session's options and the items per step. */
 function metaExtras(options: OpenDurableRunOptions): { options?: RunOptionsRecord; items: Record<string, number> } {
   const items = Object.fromEntries(options.graph.steps.map((step) => [step.id, step.itemCount]));
@@ -207,7 +217,8 @@ async function createRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
   const { stateDir, graph, clock } = options;
   const startedAt = clock.now();
   const paths = createRunDir(stateDir, runId);
-  writeRunMeta(stateDir, { v: 1, run_id: runId, workflow: graph.workflow.file, workflow_digest: digest, status: 'running', started_at: startedAt, finished_at: null, ...metaExtras(options) });
+  const realStartedAt = Date.now();
+  writeRunMeta(stateDir, { v: 1, run_id: runId, workflow: graph.workflow.file, workflow_digest: digest, status: 'running', started_at: startedAt, finished_at: null, ...metaExtras(options), ...realTimes(clock, realStartedAt, false) });
   const lock = acquireLock(paths.lock);
   let journal: Journal;
   const seeds: ResumeSeed[] = [];
@@ -240,7 +251,7 @@ async function createRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
   if (carry.timedOut.length > 0) notices.push(`${carry.timedOut.length} item(s) timed out in run ${carry.from ?? '?'}: their jobs are polled and adopted, not submitted again (--resubmit-timed-out submits them again)`);
   const recorder = new JournalRecorder(journal, ids);
   startInvocation(paths.dir, startedAt, null);
-  return durableRun(options, { runId, resumed: false, paths, journal, recorder, seeds, plan: null, unknowns: carry.unknowns, notices, earlier: [] }, startedAt, digest, lock);
+  return durableRun(options, { runId, resumed: false, paths, journal, recorder, seeds, plan: null, unknowns: carry.unknowns, notices, earlier: [] }, startedAt, digest, realStartedAt, lock);
 }
 
 async function resumeRun(options: OpenDurableRunInternals, ids: JournalNodeIds, runId: string, digest: string, startedAt: number | undefined): Promise<DurableRun> {
@@ -263,10 +274,11 @@ async function resumeRun(options: OpenDurableRunInternals, ids: JournalNodeIds, 
       notices.push(`run ${runId} started from another version of the workflow or other inputs; its done items are kept as they are`);
     }
     const begun = startedAt ?? replayed.run?.started_at ?? clock.now();
-    writeRunMeta(stateDir, { v: 1, run_id: runId, workflow: graph.workflow.file, workflow_digest: digest, status: 'running', started_at: begun, finished_at: null, ...metaExtras(options) });
+    const realStartedAt = (await readRunMeta(stateDir, runId))?.real_started_at ?? Date.now();
+    writeRunMeta(stateDir, { v: 1, run_id: runId, workflow: graph.workflow.file, workflow_digest: digest, status: 'running', started_at: begun, finished_at: null, ...metaExtras(options), ...realTimes(clock, realStartedAt, false) });
     const recorder = new JournalRecorder(journal, ids);
     const earlier = attributeSpend(startInvocation(paths.dir, clock.now(), begun), chargedJobs(replayed));
-    return durableRun(options, { runId, resumed: true, paths, journal, recorder, seeds: plan.seeds, plan, unknowns: plan.unknowns, notices, earlier }, begun, digest);
+    return durableRun(options, { runId, resumed: true, paths, journal, recorder, seeds: plan.seeds, plan, unknowns: plan.unknowns, notices, earlier }, begun, digest, realStartedAt);
   } catch (error) {
     await journal.close();
     throw error;
@@ -312,7 +324,7 @@ async function snapshotJournal(journalPath: string): Promise<void> {
   }
 }
 
-function durableRun(options: OpenDurableRunOptions, parts: DurableParts, startedAt: number, digest: string, lock?: LockFile): DurableRun {
+function durableRun(options: OpenDurableRunOptions, parts: DurableParts, startedAt: number, digest: string, realStartedAt: number, lock?: LockFile): DurableRun {
   let closed = false;
   return {
     ...parts,
@@ -334,6 +346,7 @@ function durableRun(options: OpenDurableRunOptions, parts: DurableParts, started
         started_at: startedAt,
         finished_at: finishedAt,
         ...metaExtras(options),
+        ...realTimes(options.clock, realStartedAt, status !== 'running'),
       });
     },
   };

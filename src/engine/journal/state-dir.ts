@@ -104,6 +104,13 @@ export interface RunMeta {
   readonly options?: RunOptionsRecord;
   /** Items per step (the expanded workflow's), so `deflow status` can say how many have not started. */
   readonly items?: Readonly<Record<string, number>>;
+  /**
+   * Real wall times (ms) of `started_at` and `finished_at`, kept when the run's clock runs ahead
+   * of real time (the emulator's accelerated clock, whose dates drift into the future):
+   * `deflow status` shows these, with the clock's own beside them.
+   */
+  readonly real_started_at?: number;
+  readonly real_finished_at?: number | null;
 }
 
 /**
