@@ -3,7 +3,10 @@
  * never what a resumable run needs, and prints what it freed. Runs against an emulator over HTTP;
  * ages are made by setting the files' modification times back (gc reads real file times).
  */
-import { readdir, stat, utimes } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { readdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
@@ -106,6 +109,42 @@ describe('deflow gc', () => {
     const result = JSON.parse(gc.out) as { runs: { removed: string[] }; cacheEntries: number };
     expect(result).toMatchObject({ runs: { removed: [older] }, cacheEntries: 0 });
     expect(await readdir(join(state, 'runs'))).toEqual([newer]);
+  });
+
+  it('holds the state folder\'s lock: beside a live run it exits 2 naming it and removes nothing; --wait-lock waits for it', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': CHAIN, ...clips(2) });
+    const service = await emulator();
+    expect((await deflow(dir, service, ['run', 'workflow.yaml', '--quiet'])).code).toBe(0);
+    const state = join(dir, '.deflow');
+    await age(state, 40);
+    const before = await files(state);
+    // The lock of a live run: another process (a `sleep`), as its lock record names it.
+    const holder = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      const startTime = readFileSync(`/proc/${holder.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[22 - 3]!;
+      const record = { pid: holder.pid, hostname: hostname(), boot_id: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), start_time: startTime, acquired_at: '2026-11-28T01:00:00.000Z', token: 'f00d' };
+      await writeFile(join(state, 'session.lock'), `${JSON.stringify(record)}\n`);
+      const refused = await deflow(dir, service, ['gc', 'workflow.yaml']);
+      expect(refused.err).toBe(`deflow: another deflow run (pid ${holder.pid}, started 2026-11-28T01:00:00.000Z) holds ${state}\n`);
+      expect(refused.code).toBe(2);
+      expect((await deflow(dir, service, ['gc', 'workflow.yaml', '--dry-run'])).code).toBe(2);
+      const waited = await deflow(dir, service, ['gc', 'workflow.yaml', '--wait-lock=1s']);
+      expect(waited.code).toBe(2);
+      expect(waited.err).toMatch(/holds .+ \(waited 1 s\)\n$/);
+      expect((await files(state)).filter((f) => f !== 'session.lock')).toEqual(before);
+
+      // The run ends (its process is gone): a waiting gc takes over its lock and frees the folder.
+      const waiting = deflow(dir, service, ['gc', 'workflow.yaml', '--wait-lock']);
+      holder.kill('SIGKILL');
+      const freed = await waiting;
+      expect(freed.code).toBe(0);
+      expect(freed.out).toMatch(/^\.deflow: freed \d.*: 1 finished run\(s\)/m);
+      expect(await files(join(state, 'runs'))).toEqual([]);
+      // It let go of the lock: a run may start at once.
+      expect(await files(state)).not.toContain('session.lock');
+    } finally {
+      holder.kill('SIGKILL');
+    }
   });
 
   it('refuses a size it cannot read, naming the option', async () => {

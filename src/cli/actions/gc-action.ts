@@ -3,6 +3,7 @@ import { relative, resolve } from 'node:path';
 import { DeflowError, EXIT, STATE_DIR_NAME } from '../../common/index.js';
 import type { CliIO } from '../../common/index.js';
 import { collectGarbage, resolveStateDir } from '../../engine/index.js';
+import { parseWaitLock } from '../wait-lock.js';
 
 export interface GcFlags {
   readonly keepDays: string;
@@ -10,6 +11,8 @@ export interface GcFlags {
   readonly dryRun?: boolean;
   readonly stateDir?: string;
   readonly json?: boolean;
+  /** `--wait-lock[=DURATION]`: wait for a run holding the state folder instead of exiting 2. */
+  readonly waitLock?: string | boolean;
 }
 
 const UNITS: Readonly<Record<string, number>> = { '': 1, B: 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
@@ -29,11 +32,21 @@ export async function runGc(workflow: string | undefined, flags: GcFlags, io: Cl
     throw new DeflowError('E_USAGE_OPTION', `--keep-days: expected a number of days ≥ 0, got ${JSON.stringify(flags.keepDays)}`, { details: { option: '--keep-days' } });
   }
   const maxBytes = flags.maxSize === undefined ? undefined : parseSize(flags.maxSize);
+  const waitLockMs = parseWaitLock(flags.waitLock);
   const stateDir =
     workflow === undefined
       ? resolve(io.cwd, flags.stateDir ?? STATE_DIR_NAME)
       : resolveStateDir({ workflowPath: workflow, stateDir: flags.stateDir, cwd: io.cwd });
-  const result = await collectGarbage({ stateDir, keepDays, maxBytes, dryRun: flags.dryRun === true });
+  // Holding the state folder's lock: beside a live run it exits 2 naming the run, or waits with --wait-lock.
+  const result = await collectGarbage({
+    stateDir,
+    keepDays,
+    maxBytes,
+    dryRun: flags.dryRun === true,
+    waitLockMs,
+    onLockWait: (message) => io.stderr.write(`deflow: ${message}\n`),
+    interrupted: io.interrupted,
+  });
   if (flags.json) {
     io.stdout.write(`${JSON.stringify({ state_dir: stateDir, ...result })}\n`);
     return EXIT.ok;

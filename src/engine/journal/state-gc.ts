@@ -12,11 +12,15 @@
  * - a blob named by nothing is removed once it is an hour old (a live run may have just
  *   written one it has not journalled yet).
  *
- * Saved outputs are hard links or copies of blobs: removing a blob never touches them.
+ * Saved outputs are hard links or copies of blobs: removing a blob never touches them. It holds
+ * the state folder's lock while it works: beside a live run it is refused, or waits.
  */
+import { existsSync } from 'node:fs';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { DeflowError, isDeflowError } from '../../common/index.js';
 import { join } from 'node:path';
 import { readRunState } from './journal-replay.js';
+import { acquireLockWaiting, type LockFile } from './lock-file.js';
 import { summariseProgress } from './run-progress.js';
 import { listRuns, runPaths, stateLayout } from './state-dir.js';
 
@@ -30,6 +34,15 @@ export interface GcOptions {
   readonly dryRun?: boolean;
   /** Real time now, ms. @default Date.now() */
   readonly now?: number;
+  /**
+   * How long to wait for a run holding the state folder (`--wait-lock`), in ms (Infinity: as
+   * long as it takes). @default 0: refuse at once with `E_STATE_LOCKED`
+   */
+  readonly waitLockMs?: number;
+  /** Told once when the wait for the state folder begins. */
+  readonly onLockWait?: (message: string) => void;
+  /** Resolves when the wait should stop (SIGINT): `E_INTERRUPTED`. */
+  readonly interrupted?: Promise<void>;
 }
 
 export interface GcResult {
@@ -68,8 +81,41 @@ interface RunInfo {
   readonly needed: string | null;
 }
 
-/** Removes (or with `dryRun` lists) what the state folder no longer needs. */
+/**
+ * Removes (or with `dryRun` lists) what the state folder no longer needs, holding the state
+ * folder's lock (`session.lock`, the one a run holds) so that it never runs beside a live run.
+ * @throws DeflowError `E_STATE_LOCKED` when a run holds the folder (after `waitLockMs`)
+ */
 export async function collectGarbage(options: GcOptions): Promise<GcResult> {
+  const lock = await lockStateDir(options);
+  try {
+    return await collect(options);
+  } finally {
+    lock?.release();
+  }
+}
+
+/** The state folder's lock, or nothing for a folder that does not exist (there is nothing to free). */
+async function lockStateDir(options: GcOptions): Promise<LockFile | undefined> {
+  if (!existsSync(options.stateDir)) return undefined;
+  try {
+    return await acquireLockWaiting(stateLayout(options.stateDir).sessionLock, {
+      subject: options.stateDir,
+      waitMs: options.waitLockMs ?? 0,
+      ...(options.onLockWait === undefined ? {} : { onWait: (_holder: unknown, message: string) => options.onLockWait?.(message) }),
+      ...(options.interrupted === undefined ? {} : { interrupted: options.interrupted }),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if (isDeflowError(error) || typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw error;
+    throw new DeflowError('E_STATE_DIR', `${options.stateDir}: cannot take the state folder's lock (${(error as Error).message})`, {
+      cause: error,
+      details: { stateDir: options.stateDir, errno: code },
+    });
+  }
+}
+
+async function collect(options: GcOptions): Promise<GcResult> {
   const now = options.now ?? Date.now();
   const cutoff = now - options.keepDays * DAY_MS;
   const dryRun = options.dryRun ?? false;
