@@ -78,6 +78,20 @@ interface ChildPayload {
   readonly webhooks: boolean;
 }
 
+/**
+ * The scaled cells (`--scaled`): jobs whose duration grows with their input
+ * (`scale_by_input: true`), clips of 20-120 s, 20 submissions a minute per pool, the status pool
+ * at 60 a minute or unthrottled. A transcription lasts 30 s per minute of audio, a speech 10 s
+ * per 500 characters (± 30 %).
+ */
+interface ScaledCell {
+  /** Status requests a minute, or null: unthrottled. */
+  readonly statusRpm: number | null;
+}
+
+const SCALED_RPM = 20;
+const SCALED_D1_MS = 30_000;
+
 /** One measured cell. */
 export interface PipelineFigures {
   readonly makespan_s: number;
@@ -90,6 +104,9 @@ export interface PipelineFigures {
   readonly jobs_possible: number;
   readonly peak_rss_mb: number;
   readonly cpu_ms: number;
+  /** Median and 90th percentile of the delay from a job's end (the emulator's) to the client seeing it done, s. */
+  readonly notice_p50_s?: number;
+  readonly notice_p90_s?: number;
 }
 
 interface EmulatorStats {
@@ -118,6 +135,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const scaleFor = (tier: Tier, n: number): number => fixedScale || (tier === 'basic' ? 50 : n > 200 ? 10 : n > 60 ? 5 : 2);
   const fair8Max = readNumberArg(args, 'fair8-max', 200);
   const tiers = list(args, 'tiers', 'premium,basic').filter((t): t is Tier => t === 'premium' || t === 'basic');
+  if (args.includes('--scaled')) return runScaled(args);
   const sizes: Record<Tier, number[]> = { premium: list(args, 'n', '60,200,1000').map(Number), basic: list(args, 'basic-n', '10,60').map(Number) };
   const clients = list(args, 'clients', 'deflow,fair8,fair32').filter((c): c is ClientName => c === 'deflow' || c === 'fair8' || c === 'fair32');
   const results: Record<string, Partial<Record<ClientName, PipelineFigures>>> = {};
@@ -154,33 +172,39 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   return { d1_s: D1_MS / 1000, d2_s: D2_MS / 1000, jitter: 0.3, cells };
 }
 
-async function runOnce(client: ClientName, tier: Tier, n: number, timeScale: number, dir: string): Promise<PipelineFigures> {
+async function runOnce(client: ClientName, tier: Tier, n: number, timeScale: number, dir: string, scaled?: ScaledCell): Promise<PipelineFigures> {
   const anchor = anchorNow(timeScale);
+  const limits = scaled === undefined ? {} : { rate_limits: { endpoints: { 'audio/transcriptions': { rpm: SCALED_RPM, rpd: null }, 'audio/speech': { rpm: SCALED_RPM, rpd: null } }, jobs_status: scaled.statusRpm === null ? null : { rpm: scaled.statusRpm } } };
   const emulator = await startEmulator({
     clock: anchoredClock(anchor),
     config: {
       time_scale: timeScale,
-      tier,
+      ...(scaled === undefined ? { tier } : {}),
+      ...limits,
       balance: 1_000_000,
       // deflow's receiver listens on loopback over http (Basic).
       webhooks: { allow_http: true },
-      jobs: { durations: { 'audio/transcriptions': D1_MS, 'audio/speech': D2_MS }, jitter: 0.3, scale_by_input: false },
+      jobs:
+        scaled === undefined
+          ? { durations: { 'audio/transcriptions': D1_MS, 'audio/speech': D2_MS }, jitter: 0.3, scale_by_input: false }
+          : { durations: { 'audio/transcriptions': SCALED_D1_MS, 'audio/speech': D2_MS }, jitter: 0.3, scale_by_input: true },
     },
   });
   try {
     const deadline = tier === 'basic' ? emulator.clock.now() + DAY_MS : null;
     const payload: ChildPayload = { client, url: emulator.url, apiKey: emulator.keys.api, anchor, dir, deadline, webhooks: tier === 'basic' };
     const report = await runChild(fileURLToPath(import.meta.url), payload, client === 'deflow' ? {} : { execArgv: ['--no-warnings'] });
+    if (scaled !== undefined) return await figures(emulator, tier, n, report, { transcribe: SCALED_RPM, speak: SCALED_RPM, status: scaled.statusRpm ?? Number.POSITIVE_INFINITY, transcribePerDay: null });
     return await figures(emulator, tier, n, report);
   } finally {
     await emulator.close();
   }
 }
 
-async function figures(emulator: RunningEmulator, tier: Tier, n: number, report: ChildReport): Promise<PipelineFigures> {
+async function figures(emulator: RunningEmulator, tier: Tier, n: number, report: ChildReport, given?: (typeof TIER_RATES)[Tier]): Promise<PipelineFigures> {
   const stats = (await (await fetch(`${emulator.url}/_emulator/stats`)).json()) as EmulatorStats;
   const jobs = (await (await fetch(`${emulator.url}/_emulator/jobs`)).json()) as EmulatorJob[];
-  const rates = TIER_RATES[tier];
+  const rates = given ?? TIER_RATES[tier];
   const done = jobs.filter((j) => j.status === 'done' && j.finished_at !== null);
   const durations = (task: string): number[] => done.filter((j) => j.task === task).map((j) => Date.parse(j.finished_at!) - Date.parse(j.created_at));
   const d1 = durations('audio.transcribe');
@@ -204,7 +228,62 @@ async function figures(emulator: RunningEmulator, tier: Tier, n: number, report:
     jobs_possible: 2 * items,
     peak_rss_mb: report.peak_rss_mb,
     cpu_ms: round(report.cpu_ms, 0),
+    ...noticeDelays(done, (report.notices ?? []) as [string, number][]),
   };
+}
+
+/** Delay from each job's end to the client seeing it done (its `notices`: request id, clock ms). */
+function noticeDelays(done: readonly EmulatorJob[], notices: readonly [string, number][]): { notice_p50_s?: number; notice_p90_s?: number } {
+  const ended = new Map(done.map((j) => [j.request_id, Date.parse(j.finished_at!)]));
+  const late = notices.map(([id, ts]) => ts - (ended.get(id) ?? Number.NaN)).filter((d) => Number.isFinite(d)).sort((a, b) => a - b);
+  if (late.length === 0) return {};
+  const at = (q: number) => late[Math.min(late.length - 1, Math.floor(q * late.length))]!;
+  return { notice_p50_s: round(at(0.5) / 1000, 2), notice_p90_s: round(at(0.9) / 1000, 2) };
+}
+
+/** The scaled cells, each client `--repeat` times (3) against a fresh emulator; medians reported. */
+async function runScaled(args: string[]): Promise<Record<string, unknown>> {
+  const timeScale = readNumberArg(args, 'time-scale', 20);
+  const repeat = readNumberArg(args, 'repeat', 3);
+  const sizes = list(args, 'n', '60,200').map(Number);
+  const statuses = list(args, 'status', '60,none').map((s) => (s === 'none' ? null : Number(s)));
+  const clients = list(args, 'clients', 'deflow,fair32').filter((c): c is ClientName => c === 'deflow' || c === 'fair8' || c === 'fair32');
+  const rows: (string | number)[][] = [];
+  const cells: Record<string, unknown>[] = [];
+  for (const n of sizes) {
+    const dir = await mkdtemp(join(tmpdir(), 'deflow-bench-pipeline-'));
+    try {
+      await prepareWorkspace(dir, n, true);
+      for (const statusRpm of statuses) {
+        const cell: Record<string, unknown> = { n, status_rpm: statusRpm, time_scale: timeScale, runs: repeat };
+        for (const client of clients) {
+          const runs: PipelineFigures[] = [];
+          for (let r = 0; r < repeat; r++) runs.push(await runOnce(client, 'premium', n, timeScale, dir, { statusRpm }));
+          const f = medianFigures(runs);
+          cell[client] = { ...f, each_vs_bound: runs.map((x) => x.vs_bound) };
+          const status = statusRpm === null ? 'none' : `${statusRpm}/min`;
+          rows.push([n, status, client, f.makespan_s, f.lower_bound_s, f.vs_bound, f.http_429, f.status_per_job, f.notice_p50_s ?? '', f.notice_p90_s ?? '']);
+          process.stdout.write(`  scaled n=${n} status ${status} ${client}: ${f.vs_bound} × bound, ${f.http_429} 429s, ${f.status_per_job} status/job, noticed ${f.notice_p50_s} s / ${f.notice_p90_s} s\n`);
+        }
+        cells.push(cell);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  process.stdout.write(`pipeline --scaled: clips of 20-120 s, transcribe ${SCALED_D1_MS / 1000} s per minute of audio → speak ${D2_MS / 1000} s per 500 characters (± 30 %), ${SCALED_RPM} a minute per submission pool; medians of ${repeat}\n`);
+  printTable(['n', 'status pool', 'client', 'makespan s', 'bound s', 'x bound', '429s', 'status/job', 'notice p50 s', 'notice p90 s'], rows);
+  return { scaled: true, d1_s_per_minute: SCALED_D1_MS / 1000, d2_s_per_500_chars: D2_MS / 1000, jitter: 0.3, submission_rpm: SCALED_RPM, cells };
+}
+
+/** Each figure's median over runs. */
+function medianFigures(runs: readonly PipelineFigures[]): PipelineFigures {
+  const median = (pick: (f: PipelineFigures) => number | undefined): number => {
+    const values = runs.map(pick).filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+    return values.length === 0 ? Number.NaN : values[Math.floor(values.length / 2)]!;
+  };
+  const keys = Object.keys(runs[0]!) as (keyof PipelineFigures)[];
+  return Object.fromEntries(keys.map((k) => [k, median((f) => f[k])])) as unknown as PipelineFigures;
 }
 
 /** Virtual ms; see the header comment. */
@@ -223,11 +302,22 @@ export function lowerBound(items: number, d1: readonly number[], d2: readonly nu
   );
 }
 
-async function prepareWorkspace(dir: string, n: number): Promise<void> {
+async function prepareWorkspace(dir: string, n: number, varied = false): Promise<void> {
   await mkdir(join(dir, 'clips'), { recursive: true });
   const source = join(dir, 'clip.mp3');
   await writeFile(source, makeMp3(3));
-  for (let i = 0; i < n; i++) await link(source, join(dir, 'clips', `c${String(i).padStart(5, '0')}.mp3`));
+  for (let i = 0; i < n; i++) {
+    const target = join(dir, 'clips', `c${String(i).padStart(5, '0')}.mp3`);
+    if (!varied) {
+      await link(source, target);
+      continue;
+    }
+    // 20-120 s in a fixed shuffled order (37 and 101 are coprime): every length once per 101 clips.
+    const seconds = 20 + ((i * 37) % 101);
+    const made = join(dir, `clip-${seconds}.mp3`);
+    await writeFile(made, makeMp3(seconds), { flag: 'w' });
+    await link(made, target);
+  }
   const workflow = [
     'version: 1',
     'name: bench-pipeline',
@@ -253,7 +343,7 @@ async function child(payload: ChildPayload): Promise<Record<string, unknown>> {
   return { ...figures, ...ownUsage() };
 }
 
-async function runDeflow(payload: ChildPayload, clock: Clock): Promise<{ makespan_ms: number; done: number; chains: [string, string][] }> {
+async function runDeflow(payload: ChildPayload, clock: Clock): Promise<{ makespan_ms: number; done: number; chains: [string, string][]; notices: [string, number][] }> {
   const validation = await validateWorkflow(join(payload.dir, 'pipeline.yaml'), { offline: true });
   if (!validation.graph) throw new Error(validation.errors.map((e) => e.message).join('\n'));
   const client = new DeapiClient({ apiKey: payload.apiKey, baseUrl: payload.url, clock, governor: new GatedGovernor({ clock }) });
@@ -261,7 +351,9 @@ async function runDeflow(payload: ChildPayload, clock: Clock): Promise<{ makespa
   let finished = 0;
   let lastDone = 0;
   const jobOf = new Map<string, string>();
+  const notices: [string, number][] = [];
   const onEvent = (event: RunEvent): void => {
+    if (event.type === 'item-downloading') notices.push([event.requestId, event.ts]);
     if (event.type === 'run-started') started = event.ts;
     if (event.type === 'item-submitted') jobOf.set(`${event.node.step}:${event.node.index}`, event.requestId);
     if (event.type === 'item-done') lastDone = event.ts;
@@ -280,19 +372,21 @@ async function runDeflow(payload: ChildPayload, clock: Clock): Promise<{ makespa
     const speech = node.startsWith('transcribe:') ? jobOf.get(`speak:${node.slice('transcribe:'.length)}`) : undefined;
     if (speech !== undefined) chains.push([transcription, speech]);
   }
-  return { makespan_ms: end - started, done: outcome.counts.done, chains };
+  return { makespan_ms: end - started, done: outcome.counts.done, chains, notices };
 }
 
 /** The fair hand-written client: each clip's two jobs in turn, every job through one p-limit. */
-async function runFair(payload: ChildPayload, clock: Clock, concurrency: number): Promise<{ makespan_ms: number; done: number; chains: [string, string][] }> {
+async function runFair(payload: ChildPayload, clock: Clock, concurrency: number): Promise<{ makespan_ms: number; done: number; chains: [string, string][]; notices: [string, number][] }> {
   const fair = createFairClient({ baseUrl: payload.url, apiKey: payload.apiKey, clock, concurrency, ...(payload.deadline !== null ? { deadline: payload.deadline } : {}) });
   const files = (await readdir(join(payload.dir, 'clips'))).sort();
   const t0 = clock.now();
   let done = 0;
   let lastDone = t0;
   const chains: [string, string][] = [];
+  const notices: [string, number][] = [];
   const count = (status: Record<string, unknown>): boolean => {
     if (status.status !== 'done') return false;
+    notices.push([String(status.request_id), clock.now()]);
     done++;
     lastDone = clock.now();
     return true;
@@ -318,7 +412,7 @@ async function runFair(payload: ChildPayload, clock: Clock, concurrency: number)
       }
     }),
   );
-  return { makespan_ms: lastDone - t0, done, chains };
+  return { makespan_ms: lastDone - t0, done, chains, notices };
 }
 
 if (process.argv[2] === '--child' && process.argv[1] === fileURLToPath(import.meta.url)) {
