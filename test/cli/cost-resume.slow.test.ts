@@ -17,6 +17,7 @@ import { yaml } from '../engine/run-helpers.js';
 import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
 import { CRASH_HOOK } from '../helpers/crash-hook.js';
 import { call } from '../helpers/emulator-http.js';
+import { type EmulatorProcess, startEmulatorProcess } from '../helpers/emulator-process.js';
 
 let cli: BuiltCli;
 
@@ -28,36 +29,14 @@ afterAll(async () => {
   await cli?.remove();
 });
 
-interface Emulator {
-  readonly url: string;
-  readonly key: string;
-  stop(): Promise<void>;
-}
 
-async function startEmulatorProcess(dir: string): Promise<Emulator> {
+async function startEmulator(dir: string): Promise<EmulatorProcess> {
   await writeFile(join(dir, 'emulator.yaml'), yaml('time_scale: 20', 'balance: 100', 'jobs: { duration_ms: 3000 }', 'rate_limits: { jobs_status: null }'));
-  const child = spawn(process.execPath, [cli.main, 'emulator', '--port', '0', '--config', 'emulator.yaml'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (/api key: \S+/.test(out)) resolve();
-    });
-  });
-  child.removeAllListeners('exit');
-  return {
-    url: /listening on (\S+)/.exec(out)![1]!,
-    key: /api key: (\S+)/.exec(out)![1]!,
-    async stop() {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
+  return startEmulatorProcess(cli.main, dir);
 }
 
 /** `deflow ARGS` in `dir`; with `crashAfter` (`done:2`) it kills itself right after that record. */
-async function deflow(dir: string, emulator: Emulator, args: readonly string[], crashAfter = ''): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
+async function deflow(dir: string, emulator: EmulatorProcess, args: readonly string[], crashAfter = ''): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
   const env = { ...process.env, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key, DEFLOW_TEST_CRASH_AFTER: crashAfter };
   const child = spawn(process.execPath, ['--import', CRASH_HOOK, cli.main, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -68,7 +47,7 @@ async function deflow(dir: string, emulator: Emulator, args: readonly string[], 
   return { code, signal, stdout, stderr };
 }
 
-async function balance(emulator: Emulator): Promise<number> {
+async function balance(emulator: EmulatorProcess): Promise<number> {
   const body = (await call(emulator, 'GET', '/api/v2/account/balance', { key: emulator.key })).body as { balance?: number; data?: { balance: number } };
   return body.balance ?? body.data!.balance;
 }
@@ -79,7 +58,7 @@ describe('the cost of a run killed and resumed twice', () => {
     await mkdir(join(dir, 'clips'));
     await writeFile(join(dir, 'workflow.yaml'), CHAIN);
     for (const [i, seconds] of [20, 35, 50].entries()) await writeFile(join(dir, 'clips', `c${i}.mp3`), makeMp3(seconds));
-    const emulator = await startEmulatorProcess(dir);
+    const emulator = await startEmulator(dir);
     try {
       const before = await balance(emulator);
       // One job at a time: when a `done` record is durable, no other submission is between its intent and its answer.

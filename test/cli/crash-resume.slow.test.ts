@@ -25,6 +25,7 @@ import { yaml } from '../engine/run-helpers.js';
 import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
 import { CRASH_HOOK } from '../helpers/crash-hook.js';
 import { call } from '../helpers/emulator-http.js';
+import { type EmulatorProcess, startEmulatorProcess } from '../helpers/emulator-process.js';
 
 let cli: BuiltCli | undefined;
 let main: string;
@@ -75,11 +76,6 @@ function randomTimes(n: number, seed: number): KillPoint[] {
   return Array.from({ length: n }, () => `time:${Math.round(300 + next() * 1200)}` as KillPoint);
 }
 
-interface Emulator {
-  readonly url: string;
-  readonly key: string;
-  stop(): Promise<void>;
-}
 
 /**
  * A standalone `deflow emulator` process: short jobs, generous rate limits. `timeScale` 4 makes
@@ -88,30 +84,13 @@ interface Emulator {
  * rely on (submissions answered before any job is done, a session's resumed jobs done before the
  * speech it sends) needs jobs that take longer than an upload on a busy machine.
  */
-async function startEmulatorProcess(dir: string, timeScale: number): Promise<Emulator> {
+async function startEmulator(dir: string, timeScale: number): Promise<EmulatorProcess> {
   const rate = '{ rpm: 600, rpd: null }';
   await writeFile(
     join(dir, 'emulator.yaml'),
     yaml(`time_scale: ${timeScale}`, 'balance: 1000', 'jobs: { duration_ms: 3000, jitter: 0.5 }', `rate_limits: { endpoints: { "audio/transcriptions": ${rate}, "audio/speech": ${rate} }, jobs_status: null }`),
   );
-  const child = spawn(process.execPath, [main, 'emulator', '--port', '0', '--config', 'emulator.yaml'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (/api key: \S+/.test(out)) resolve();
-    });
-  });
-  child.removeAllListeners('exit');
-  return {
-    url: /listening on (\S+)/.exec(out)![1]!,
-    key: /api key: (\S+)/.exec(out)![1]!,
-    async stop() {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
+  return startEmulatorProcess(main, dir);
 }
 
 interface Exit {
@@ -121,7 +100,7 @@ interface Exit {
 }
 
 /** Runs `deflow ARGS` in `dir`, killed at `point` when given. */
-async function deflow(dir: string, emulator: Emulator, args: readonly string[], point?: KillPoint): Promise<Exit> {
+async function deflow(dir: string, emulator: EmulatorProcess, args: readonly string[], point?: KillPoint): Promise<Exit> {
   const env: NodeJS.ProcessEnv = { ...process.env, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key, DEFLOW_TEST_CRASH_AFTER: '' };
   if (point !== undefined && !point.startsWith('time:')) env['DEFLOW_TEST_CRASH_AFTER'] = point;
   const child = spawn(process.execPath, ['--import', CRASH_HOOK, main, ...args], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -175,7 +154,7 @@ describe('kill -9 and resume, with the built CLI against a standalone emulator',
     await mkdir(join(dir, 'clips'));
     for (const [path, content] of Object.entries({ 'workflow.yaml': CHAIN, ...clips(CLIPS, i * 10) })) await writeFile(join(dir, path), content);
     const timed = points.some((p) => p.startsWith('time:'));
-    const emulator = await startEmulatorProcess(dir, timed ? 4 : 1);
+    const emulator = await startEmulator(dir, timed ? 4 : 1);
     try {
       for (const point of points) {
         const exit = await deflow(dir, emulator, RUN, point);

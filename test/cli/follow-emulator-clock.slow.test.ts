@@ -15,23 +15,10 @@ import { runCli } from '../../src/cli/main.js';
 import { makeMp3 } from '../../src/emulator/media/index.js';
 import { useEmulator } from '../helpers/emulator-http.js';
 import { createFakeCliIO } from '../helpers/fake-cli-io.js';
-import { useWorkspace, yaml } from '../engine/run-helpers.js';
+import { useWorkspace } from '../engine/run-helpers.js';
+import { transcribeThenSpeak } from '../fixtures/workflows.js';
 
-const CHAIN = yaml(
-  'version: 1',
-  'name: follow',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false }',
-  '    save: "${{ item.stem }}.txt"',
-  '  speak:',
-  '    task: audio.speech',
-  '    for_each: transcribe',
-  '    with: { text: "${{ steps.transcribe.text }}", model: Kokoro, voice: af_sky, lang: en-us }',
-  '    save: "${{ item.stem }}.mp3"',
-);
+const CHAIN = transcribeThenSpeak('follow');
 
 /** A loopback proxy that forwards everything and drops the emulator's clock header, as deAPI would send it. */
 async function useHeaderlessProxy(target: string): Promise<string> {

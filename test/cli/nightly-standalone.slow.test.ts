@@ -16,6 +16,7 @@ import { makeMp3 } from '../../src/emulator/media/index.js';
 import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
 import { call } from '../helpers/emulator-http.js';
 import { yaml } from '../engine/run-helpers.js';
+import { type EmulatorProcess, startEmulatorProcess } from '../helpers/emulator-process.js';
 
 let cli: BuiltCli;
 
@@ -56,31 +57,6 @@ const EMULATOR = yaml(
   'rate_limits: { endpoints: { "audio/speech": { rpm: 60, rpd: 5 } } }',
 );
 
-interface EmulatorProcess {
-  readonly url: string;
-  readonly key: string;
-}
-
-/** `deflow emulator --port 0 ARGS` (by default `--config emulator.yaml`) in `dir`, stopped when the test finishes. */
-async function startEmulatorProcess(dir: string, args: readonly string[] = ['--config', 'emulator.yaml']): Promise<EmulatorProcess> {
-  const child = spawn(process.execPath, [cli.main, 'emulator', '--port', '0', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
-  onTestFinished(async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-  });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (/api key: \S+/.test(out)) resolve();
-    });
-  });
-  child.removeAllListeners('exit');
-  return { url: /listening on (\S+)/.exec(out)![1]!, key: /api key: (\S+)/.exec(out)![1]! };
-}
 
 /**
  * `deflow ARGS` as a separate process against the emulator; its exit code and standard error.
@@ -151,7 +127,7 @@ describe('the nightly scenario against a standalone deflow emulator', () => {
     // Over the 20 MiB cap for audio given to transcription (sparse: cheap to make).
     await writeFile(join(dir, 'inbox', 'zz-huge.mp3'), makeMp3(2));
     await truncate(join(dir, 'inbox', 'zz-huge.mp3'), 20 * 1024 * 1024 + 1);
-    const emulator = await startEmulatorProcess(dir);
+    const emulator = await startEmulatorProcess(cli.main, dir, { stopAfterTest: true });
 
     // The night's run.
     const first = await deflow(dir, emulator, ['run', 'nightly.yaml', '--keep-going']);
@@ -220,7 +196,7 @@ describe('three nights through the built CLI against a standalone deflow emulato
   it('each night pays only for what is new and exits 6 (one corrupt file left out); night 2 killed and resumed with a bare run; gc between nights; a wrong key fails with everything cached', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'deflow-three-nights-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
-    const emulator = await startEmulatorProcess(dir, ['--time-scale', '1']);
+    const emulator = await startEmulatorProcess(cli.main, dir, { args: ['--time-scale', '1'], stopAfterTest: true });
     // Jobs take a few seconds (the emulator's default): a run can be killed with work in flight.
 
     // deflow init, then the user's own steps over an inbox, and the key in .env (not in the environment).

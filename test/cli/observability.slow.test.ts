@@ -18,6 +18,7 @@ import { call } from '../helpers/emulator-http.js';
 import { startTestRedis } from '../helpers/redis-server.js';
 import { skipWithout, systemDep } from '../helpers/system-deps.js';
 import { yaml } from '../engine/run-helpers.js';
+import { type EmulatorProcess, startEmulatorProcess } from '../helpers/emulator-process.js';
 
 let cli: BuiltCli;
 
@@ -45,10 +46,6 @@ const TRANSCRIBE = (extra: string[] = []) =>
     '    with: { input: "${{ steps.transcribe.text }}", model: Bge_M3_FP16 }',
   );
 
-interface EmulatorProcess {
-  readonly url: string;
-  readonly key: string;
-}
 
 async function workspace(files: number, workflow: string, emulatorConfig: string): Promise<string> {
   const folder = await mkdtemp(join(tmpdir(), 'deflow-obs-'));
@@ -58,27 +55,6 @@ async function workspace(files: number, workflow: string, emulatorConfig: string
   await writeFile(join(folder, 'w.yaml'), workflow);
   await writeFile(join(folder, 'emulator.yaml'), emulatorConfig);
   return folder;
-}
-
-/** `deflow emulator` in `folder`, stopped when the test finishes. */
-async function startEmulatorProcess(folder: string): Promise<EmulatorProcess> {
-  const child = spawn(process.execPath, [cli.main, 'emulator', '--port', '0', '--config', 'emulator.yaml'], { cwd: folder, stdio: ['ignore', 'pipe', 'inherit'] });
-  onTestFinished(async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-  });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (/api key: \S+/.test(out)) resolve();
-    });
-  });
-  child.removeAllListeners('exit');
-  return { url: /listening on (\S+)/.exec(out)![1]!, key: /api key: (\S+)/.exec(out)![1]! };
 }
 
 interface Ran {
@@ -158,7 +134,7 @@ async function recorder(): Promise<{ url: string; bodies: { path: string; body: 
 describe('traces (OpenTelemetry)', () => {
   it('an interrupted run and its resume are one trace whose job spans cost what the report and the emulator say', { timeout: 180_000 }, async () => {
     const folder = await workspace(4, TRANSCRIBE(), yaml('time_scale: 1', 'jobs: { duration_ms: 1200, scale_by_input: false }', 'rate_limits: { endpoints: { "audio/transcriptions": { rpm: 30 } } }'));
-    const emulator = await startEmulatorProcess(folder);
+    const emulator = await startEmulatorProcess(cli.main, folder, { stopAfterTest: true });
     const otlp = await recorder();
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SERVICE_NAME: 'nightly-deflow' };
     const first = await deflow(folder, emulator, ['run', 'w.yaml'], env, 2000);
@@ -191,7 +167,7 @@ describe('traces (OpenTelemetry)', () => {
 
   it('TRACEPARENT makes the run a child of the caller span; --trace-file writes OTLP JSON lines', { timeout: 120_000 }, async () => {
     const folder = await workspace(2, TRANSCRIBE(), yaml('time_scale: 50'));
-    const emulator = await startEmulatorProcess(folder);
+    const emulator = await startEmulatorProcess(cli.main, folder, { stopAfterTest: true });
     const parent = { trace: '4bf92f3577b34da6a3ce929d0e0e4736', span: '00f067aa0ba902b7' };
     const ran = await deflow(folder, emulator, ['run', 'w.yaml', '--trace-file', 'spans.jsonl'], { TRACEPARENT: `00-${parent.trace}-${parent.span}-01` });
     expect(ran.code, ran.stderr).toBe(0);
@@ -216,7 +192,7 @@ describe('traces (OpenTelemetry)', () => {
     const lanes = await Promise.all(
       [0, 1, 2, 3].map(async () => {
         const folder = await workspace(3, TRANSCRIBE(), yaml('time_scale: 1', 'jobs: { duration_ms: 300, jitter: 0.5, scale_by_input: false }'));
-        return { folder, emulator: await startEmulatorProcess(folder) };
+        return { folder, emulator: await startEmulatorProcess(cli.main, folder, { stopAfterTest: true }) };
       }),
     );
     let finishedJobs = 0;
@@ -364,7 +340,7 @@ describe.skipIf(skipWithout('prometheus') || skipWithout('prometheus-pushgateway
     await until('pushgateway', async () => ((await fetch(`http://127.0.0.1:${gatewayPort}/-/ready`)).ok ? true : undefined));
     const prometheus = await startPrometheus([`127.0.0.1:${gatewayPort}`]);
     const folder = await workspace(3, TRANSCRIBE(), yaml('time_scale: 50'));
-    const emulator = await startEmulatorProcess(folder);
+    const emulator = await startEmulatorProcess(cli.main, folder, { stopAfterTest: true });
     const ran = await deflow(folder, emulator, ['run', 'w.yaml', '--pushgateway', `http://127.0.0.1:${gatewayPort}`, '--report', 'report.json', '--metrics-file', 'deflow.prom']);
     expect(ran.code, ran.stderr).toBe(0);
     const report = JSON.parse(await readFile(join(folder, 'report.json'), 'utf8')) as { totals: { cost_actual: number } };
@@ -384,7 +360,7 @@ describe.skipIf(skipWithout('prometheus') || skipWithout('prometheus-pushgateway
     const redis = await startTestRedis();
     onTestFinished(() => redis.stop());
     const folder = await workspace(4, TRANSCRIBE(), yaml('time_scale: 20', 'jobs: { duration_ms: 3000, scale_by_input: false }'));
-    const emulator = await startEmulatorProcess(folder);
+    const emulator = await startEmulatorProcess(cli.main, folder, { stopAfterTest: true });
     const workerPort = await freePort();
     const prometheus = await startPrometheus([`127.0.0.1:${workerPort}`]);
     const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key };
@@ -420,7 +396,7 @@ describe.skipIf(skipWithout('redis-server'))('queue depth on the coordinator', (
     const redis = await startTestRedis();
     onTestFinished(() => redis.stop());
     const folder = await workspace(4, TRANSCRIBE(), yaml('time_scale: 20', 'jobs: { duration_ms: 3000, scale_by_input: false }'));
-    const emulator = await startEmulatorProcess(folder);
+    const emulator = await startEmulatorProcess(cli.main, folder, { stopAfterTest: true });
     const port = await freePort();
     const metrics = `http://127.0.0.1:${port}/metrics`;
     const depth = async (step: string): Promise<number | undefined> => {

@@ -19,6 +19,7 @@ import { yaml } from '../engine/run-helpers.js';
 import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
 import { call } from '../helpers/emulator-http.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { type EmulatorProcess, startEmulatorProcess } from '../helpers/emulator-process.js';
 
 /** 4 clips: 4 transcriptions, then 4 speeches. */
 const CLIPS = 4;
@@ -26,7 +27,7 @@ const JOBS = 2 * CLIPS;
 
 let cli: BuiltCli | undefined;
 let main: string;
-let emulator: Emulator;
+let emulator: EmulatorProcess;
 let emulatorDir: string;
 let redis: TestRedis | undefined;
 const strays: ChildProcess[] = [];
@@ -35,7 +36,7 @@ beforeAll(async () => {
   cli = await buildCliAside('deflow-lock-build-');
   main = cli.main;
   emulatorDir = await mkdtemp(join(tmpdir(), 'deflow-lock-emulator-'));
-  emulator = await startEmulatorProcess(emulatorDir);
+  emulator = await startEmulator(emulatorDir);
 }, 240_000);
 
 /** Processes a test left running (it failed half-way) would go on creating jobs during the next one. */
@@ -50,38 +51,15 @@ afterAll(async () => {
   if (emulatorDir) await rm(emulatorDir, { recursive: true, force: true });
 });
 
-interface Emulator {
-  readonly url: string;
-  readonly key: string;
-  stop(): Promise<void>;
-}
 
 /** Jobs of 1.5 s (time scale 1: deflow follows the emulator's clock), generous rate limits. */
-async function startEmulatorProcess(dir: string): Promise<Emulator> {
+async function startEmulator(dir: string): Promise<EmulatorProcess> {
   const rate = '{ rpm: 600, rpd: null }';
   await writeFile(
     join(dir, 'emulator.yaml'),
     yaml('balance: 1000', 'jobs: { duration_ms: 1500, jitter: 0.3 }', `rate_limits: { endpoints: { "audio/transcriptions": ${rate}, "audio/speech": ${rate} }, jobs_status: null }`),
   );
-  const child = spawn(process.execPath, [main, 'emulator', '--port', '0', '--config', 'emulator.yaml'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (/api key: \S+/.test(out)) resolve();
-    });
-  });
-  child.removeAllListeners('exit');
-  return {
-    url: /listening on (\S+)/.exec(out)![1]!,
-    key: /api key: (\S+)/.exec(out)![1]!,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
+  return startEmulatorProcess(main, dir);
 }
 
 const env = (): NodeJS.ProcessEnv => ({ ...process.env, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key, DEFLOW_TEST_CRASH_AFTER: '' });

@@ -24,6 +24,7 @@ import { formatCost } from '../../src/report/index.js';
 import { yaml } from '../engine/run-helpers.js';
 import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
 import { useFaultProxy } from '../helpers/fault-proxy.js';
+import { type EmulatorProcess, startEmulatorProcess } from '../helpers/emulator-process.js';
 
 let cli: BuiltCli | undefined;
 
@@ -35,33 +36,11 @@ afterAll(async () => {
   await cli?.remove();
 });
 
-interface Emulator {
-  readonly url: string;
-  readonly key: string;
-  stop(): Promise<void>;
-}
 
 /** A standalone emulator whose jobs all take `durationMs` (no spread), generous rate limits. */
-async function startEmulator(dir: string, durationMs: number): Promise<Emulator> {
+async function startEmulator(dir: string, durationMs: number): Promise<EmulatorProcess> {
   await writeFile(join(dir, 'emulator.yaml'), yaml('balance: 100', `jobs: { duration_ms: ${durationMs}, jitter: 0, scale_by_input: false }`, 'rate_limits: { endpoints: { "images/generations": { rpm: 600, rpd: null } }, jobs_status: null }'));
-  const child = spawn(process.execPath, [cli!.main, 'emulator', '--port', '0', '--config', 'emulator.yaml'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (/api key: \S+/.test(out)) resolve();
-    });
-  });
-  child.removeAllListeners('exit');
-  return {
-    url: /listening on (\S+)/.exec(out)![1]!,
-    key: /api key: (\S+)/.exec(out)![1]!,
-    async stop() {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
+  return startEmulatorProcess(cli!.main, dir);
 }
 
 interface Exit {
@@ -71,7 +50,7 @@ interface Exit {
 }
 
 /** `deflow ARGS` in `dir` against `baseUrl` (the emulator, or a fault proxy in front of it). */
-async function deflow(dir: string, emulator: Emulator, args: readonly string[], env: Record<string, string> = {}, baseUrl = emulator.url): Promise<Exit> {
+async function deflow(dir: string, emulator: EmulatorProcess, args: readonly string[], env: Record<string, string> = {}, baseUrl = emulator.url): Promise<Exit> {
   const child = spawn(process.execPath, [cli!.main, ...args], {
     cwd: dir,
     env: { PATH: process.env['PATH'] ?? '', HOME: dir, DEAPI_BASE_URL: baseUrl, DEAPI_API_KEY: emulator.key, ...env },
@@ -92,17 +71,17 @@ interface ServiceJob {
   readonly params_digest: string;
 }
 
-async function serviceJobs(emulator: Emulator): Promise<ServiceJob[]> {
+async function serviceJobs(emulator: EmulatorProcess): Promise<ServiceJob[]> {
   return (await (await fetch(`${emulator.url}/_emulator/jobs`)).json()) as ServiceJob[];
 }
 
 /** What the service charged so far, in micro-dollars: the price of every job that ended done. */
-async function chargedMicros(emulator: Emulator): Promise<number> {
+async function chargedMicros(emulator: EmulatorProcess): Promise<number> {
   return (await serviceJobs(emulator)).filter((j) => j.status === 'done').reduce((sum, j) => sum + Math.round(j.price * 1e6), 0);
 }
 
 /** Waits (real time) until the service has no job still running. */
-async function allJobsEnded(emulator: Emulator): Promise<void> {
+async function allJobsEnded(emulator: EmulatorProcess): Promise<void> {
   for (let i = 0; i < 200; i++) {
     if ((await serviceJobs(emulator)).every((j) => j.status === 'done' || j.status === 'error')) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -135,7 +114,7 @@ async function spendEverywhere(dir: string, run: Exit): Promise<{ line: string; 
 const OUTPUTS = ['--report', 'report.json', '--junit', 'junit.xml', '--html', 'report.html'];
 
 /** `deflow run` with every output, the GitHub step summary included (each run starts a fresh one). */
-async function runWithOutputs(dir: string, emulator: Emulator, extra: readonly string[] = [], baseUrl?: string): Promise<Exit> {
+async function runWithOutputs(dir: string, emulator: EmulatorProcess, extra: readonly string[] = [], baseUrl?: string): Promise<Exit> {
   await writeFile(join(dir, 'step-summary.md'), '');
   return deflow(dir, emulator, ['run', 'workflow.yaml', ...OUTPUTS, ...extra], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: join(dir, 'step-summary.md') }, baseUrl);
 }

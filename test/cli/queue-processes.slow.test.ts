@@ -18,6 +18,7 @@ import { yaml } from '../engine/run-helpers.js';
 import { call } from '../helpers/emulator-http.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { skipWithout } from '../helpers/system-deps.js';
+import { type EmulatorProcess, startEmulatorProcess } from '../helpers/emulator-process.js';
 
 /** Skipped, saying so, where redis-server is not installed (failing instead in CI). */
 const WITHOUT_REDIS = skipWithout('redis-server');
@@ -50,31 +51,10 @@ const EMULATOR = yaml(
   'rate_limits: { minute_window_s: 3, endpoints: { "audio/transcriptions": { rpm: 4, rpd: null }, "audio/speech": { rpm: 4, rpd: null } }, jobs_status: null }',
 );
 
-interface Emulator {
-  readonly url: string;
-  readonly key: string;
-  stop(): Promise<void>;
-}
 
-async function startEmulatorProcess(dir: string): Promise<Emulator> {
+async function startEmulator(dir: string): Promise<EmulatorProcess> {
   await writeFile(join(dir, 'emulator.yaml'), EMULATOR);
-  const child = spawn(process.execPath, [main, 'emulator', '--port', '0', '--config', 'emulator.yaml'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (/api key: \S+/.test(out)) resolve();
-    });
-  });
-  child.removeAllListeners('exit');
-  return {
-    url: /listening on (\S+)/.exec(out)![1]!,
-    key: /api key: (\S+)/.exec(out)![1]!,
-    async stop() {
-      await stopProcess(child);
-    },
-  };
+  return startEmulatorProcess(main, dir);
 }
 
 async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -89,7 +69,7 @@ interface Proc {
   readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
 }
 
-function deflow(dir: string, emulator: Emulator, args: readonly string[]): Proc {
+function deflow(dir: string, emulator: EmulatorProcess, args: readonly string[]): Proc {
   const env: NodeJS.ProcessEnv = { ...process.env, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key};
   const child = spawn(process.execPath, [main, ...args], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -104,7 +84,7 @@ function deflow(dir: string, emulator: Emulator, args: readonly string[]): Proc 
  * A worker. Its lock is short where workers are killed (their jobs are taken over soon), and
  * longer elsewhere: a worker that a saturated machine stalls past its lock loses its job.
  */
-const worker = (dir: string, emulator: Emulator, lockMs = 10_000): Proc => deflow(dir, emulator, ['worker', '--queue', redis.url, '--lock-ms', String(lockMs), '--grace', '2']);
+const worker = (dir: string, emulator: EmulatorProcess, lockMs = 10_000): Proc => deflow(dir, emulator, ['worker', '--queue', redis.url, '--lock-ms', String(lockMs), '--grace', '2']);
 
 async function workspace(n: number, name: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'deflow-queue-'));
@@ -114,7 +94,7 @@ async function workspace(n: number, name: string): Promise<string> {
 }
 
 /** Jobs the emulator created, and how many of them repeat an earlier one (same task and parameters). */
-async function submissions(emulator: Emulator): Promise<{ jobs: number; duplicates: number; http429: number }> {
+async function submissions(emulator: EmulatorProcess): Promise<{ jobs: number; duplicates: number; http429: number }> {
   const list = (await call(emulator, 'GET', '/_emulator/jobs')).body as { task: string; params_digest: string }[];
   const counts = new Map<string, number>();
   for (const job of list) counts.set(`${job.task} ${job.params_digest}`, (counts.get(`${job.task} ${job.params_digest}`) ?? 0) + 1);
@@ -132,7 +112,7 @@ const RUN = ['run', 'workflow.yaml', '--quiet', '--no-cache'];
 describe.skipIf(WITHOUT_REDIS)('distributed mode with real processes', () => {
   it('a coordinator and 4 workers finish a chained workflow on tight limits without a 429', async () => {
     const dir = await workspace(12, 'four-workers');
-    const emulator = await startEmulatorProcess(dir);
+    const emulator = await startEmulator(dir);
     const workers = Array.from({ length: 4 }, () => worker(dir, emulator));
     try {
       const run = await deflow(dir, emulator, [...RUN, '--queue', redis.url]).exit;
@@ -148,7 +128,7 @@ describe.skipIf(WITHOUT_REDIS)('distributed mode with real processes', () => {
 
   it('a worker killed with SIGKILL 5 times mid-run: nothing submitted twice, every paid output once', async () => {
     const dir = await workspace(16, 'killed-workers');
-    const emulator = await startEmulatorProcess(dir);
+    const emulator = await startEmulator(dir);
     const steady = worker(dir, emulator, 4000);
     let victim = worker(dir, emulator, 4000);
     try {
@@ -191,7 +171,7 @@ describe.skipIf(WITHOUT_REDIS)('distributed mode with real processes', () => {
 
   it('a coordinator killed with SIGKILL and started again completes the run; nothing is submitted again', async () => {
     const dir = await workspace(12, 'killed-coordinator');
-    const emulator = await startEmulatorProcess(dir);
+    const emulator = await startEmulator(dir);
     const workers = [worker(dir, emulator), worker(dir, emulator)];
     try {
       const first = deflow(dir, emulator, [...RUN, '--queue', redis.url]);
@@ -215,7 +195,7 @@ describe.skipIf(WITHOUT_REDIS)('distributed mode with real processes', () => {
 
   it('3 independent runs with --governor share one account without a 429', async () => {
     const dirs = await Promise.all([0, 1, 2].map((i) => workspace(8, `matrix-${i}`)));
-    const emulator = await startEmulatorProcess(dirs[0]!);
+    const emulator = await startEmulator(dirs[0]!);
     try {
       // The three workspaces hold the same clips: the service sees 3 × 16 equal jobs, on purpose.
       const exits = await Promise.all(dirs.map((dir) => deflow(dir, emulator, [...RUN, '--governor', redis.url]).exit));

@@ -8,27 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import type { RunningEmulator } from '../../src/emulator/start-emulator.js';
 import { clips } from '../engine/journal/durable-helpers.js';
-import { useWorkspace, yaml } from '../engine/run-helpers.js';
+import { useWorkspace } from '../engine/run-helpers.js';
 import { useEmulator } from '../helpers/emulator-http.js';
 import { createFakeCliIO, type FakeCliIO } from '../helpers/fake-cli-io.js';
+import { transcribeThenSpeak } from '../fixtures/workflows.js';
 
 /** Transcription is not kept in the result cache: only the journal can say it is done. */
-const WORKFLOW = yaml(
-  'version: 1',
-  'name: unfinished',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    cache: false',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false }',
-  '    save: "${{ item.stem }}.txt"',
-  '  speak:',
-  '    task: audio.speech',
-  '    for_each: transcribe',
-  '    with: { text: "${{ steps.transcribe.text }}", model: Kokoro, voice: af_sky, lang: en-us }',
-  '    save: "${{ item.stem }}.mp3"',
-);
+const WORKFLOW = transcribeThenSpeak('unfinished', { transcribe: ['    cache: false'] });
 
 /**
  * Transcriptions finish at once; speech jobs take an hour, so they are in flight when the run is

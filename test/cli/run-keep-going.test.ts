@@ -7,24 +7,10 @@ import { useEmulator } from '../helpers/emulator-http.js';
 import { useWorkspace, yaml } from '../engine/run-helpers.js';
 import { createFakeCliIO, type FakeCliIO } from '../helpers/fake-cli-io.js';
 import { expectValid } from '../contract/schemas.js';
+import { transcribeThenSpeak } from '../fixtures/workflows.js';
 
 const CHAIN = (...defaults: string[]) =>
-  yaml(
-    'version: 1',
-    'name: nightly',
-    ...defaults,
-    'steps:',
-    '  transcribe:',
-    '    task: audio.transcribe',
-    '    for_each: { glob: "clips/*.mp3" }',
-    '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false }',
-    '    save: "${{ item.stem }}.txt"',
-    '  speak:',
-    '    task: audio.speech',
-    '    for_each: transcribe',
-    '    with: { text: "${{ steps.transcribe.text }}", model: Kokoro, voice: af_sky, lang: en-us }',
-    '    save: "${{ item.stem }}.mp3"',
-  );
+  transcribeThenSpeak('nightly', { head: defaults });
 
 const clips = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`clips/c${i}.mp3`, makeMp3(3 + i)]));
 const emulatorConfig = (...extra: string[]) => yaml('time_scale: 200', 'jobs: { duration_ms: 2000 }', ...extra);

@@ -6,22 +6,9 @@ import { makeMp3 } from '../../src/emulator/media/index.js';
 import { useWorkspace, yaml } from '../engine/run-helpers.js';
 import { useEmulator } from '../helpers/emulator-http.js';
 import { createFakeCliIO, type FakeCliIO } from '../helpers/fake-cli-io.js';
+import { transcribeThenSpeak } from '../fixtures/workflows.js';
 
-const CHAIN = yaml(
-  'version: 1',
-  'name: cli-chain',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false }',
-  '    save: "${{ item.stem }}.txt"',
-  '  speak:',
-  '    task: audio.speech',
-  '    for_each: transcribe',
-  '    with: { text: "${{ steps.transcribe.text }}", model: Kokoro, voice: af_sky, lang: en-us }',
-  '    save: "${{ item.stem }}.mp3"',
-);
+const CHAIN = transcribeThenSpeak('cli-chain');
 
 const clips = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`clips/c${i}.mp3`, makeMp3(3 + i)]));
 

@@ -10,24 +10,11 @@ import type { JournalRecord } from '../../../src/engine/journal/journal-records.
 import { type DurableOutcome, type RunDurablyInternals, runDurablyWith } from '../../../src/engine/run-durably.js';
 import { listRuns, runPaths } from '../../../src/engine/journal/state-dir.js';
 import { makeMp3 } from '../../../src/emulator/media/index.js';
-import { clientFor, graphOf, yaml } from '../run-helpers.js';
+import { clientFor, graphOf } from '../run-helpers.js';
+import { transcribeThenSpeak } from '../../fixtures/workflows.js';
 
 /** Transcribe every clip, then speak each transcript; both saved. */
-export const CHAIN = yaml(
-  'version: 1',
-  'name: durable',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false }',
-  '    save: "${{ item.stem }}.txt"',
-  '  speak:',
-  '    task: audio.speech',
-  '    for_each: transcribe',
-  '    with: { text: "${{ steps.transcribe.text }}", model: Kokoro, voice: af_sky, lang: en-us }',
-  '    save: "${{ item.stem }}.mp3"',
-);
+export const CHAIN = transcribeThenSpeak('durable');
 
 /** `n` clips of distinct content (`clips/c0.mp3`, …), numbered from `from`. */
 export function clips(n: number, from = 0): Record<string, Buffer> {
