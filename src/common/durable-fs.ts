@@ -10,7 +10,6 @@
  * the folder is flushed. A target that exists and is not a regular file (a folder, a device
  * such as /dev/full, a fifo, a symbolic link) is refused, so nothing is replaced but a file.
  */
-import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants as fsConstants,
@@ -28,6 +27,7 @@ import {
 import { type FileHandle, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { DeflowError } from './deflow-error.js';
+import { newTempName } from './orphan-temps.js';
 
 /** Flushes a directory's entries (new, renamed or removed names) to disk. */
 export function fsyncDir(dir: string): void {
@@ -88,12 +88,13 @@ export interface AtomicWriteOptions {
 /** Flags of every temporary file: a new name, never through a symbolic link. */
 const CREATE_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW;
 
-/** Suffix of every temporary file the writers leave behind when killed mid-write. */
-export const TEMP_SUFFIX = '.part';
-
-/** A fresh temporary name in `path`'s folder (its length does not depend on `path`'s name). */
+/**
+ * A fresh temporary name in `path`'s folder (its length does not depend on `path`'s name). It
+ * names this process as its writer (orphan-temps.ts), so that a later run removes it at once if
+ * this process is killed before the rename.
+ */
 export function tempPathFor(path: string): string {
-  return join(dirname(path), `.${randomBytes(8).toString('hex')}${TEMP_SUFFIX}`);
+  return join(dirname(path), newTempName());
 }
 
 /**

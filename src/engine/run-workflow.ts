@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { DeapiClient } from '../client/index.js';
 import type { Clock } from '../common/index.js';
-import { DeflowError, roundUsd } from '../common/index.js';
+import { DeflowError, removeOrphanTemps, roundUsd } from '../common/index.js';
 import type { GraphStep, JobGraph } from '../workflow/index.js';
 import { createBlobStore } from './cache/index.js';
 import { BudgetGuard } from './run/index.js';
@@ -202,6 +202,9 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
   // Temp files a killed run left behind (an hour old: a live run's are fresh): removed beside
   // the run and awaited before it ends, so a short run cannot leave them behind.
   const cleaning = blobs.cleanStale(60 * 60_000).catch(() => 0);
+  // Temporary files of the atomic writer whose writer was killed (they name it): removed before
+  // this run writes anything. A live writer's (another process saving now) stay.
+  await removeOrphanTemps([options.stateDir, graph.outputDir]).catch(() => []);
   // What earlier runs of this state folder learned of job durations places the first polls.
   const estimator = new PollEstimator(options.estimator);
   const durations = oncePerPath(createDurationReader());

@@ -194,8 +194,8 @@ describe('kill -9 and resume, with the built CLI against a standalone emulator',
       const lost = new Set([...unknown].map((node) => Number(/c(\d+)\.mp3/.exec(node)?.[1] ?? Number.NaN)));
       const expected = all.filter((n) => !lost.has(n)).flatMap((n) => [`c${n}.mp3`, `c${n}.txt`]).sort();
       // A kill -9 in the middle of a save leaves the atomic writer's hidden temporary file
-      // (`.<16 hex>.part`), removed by a later run once it is two hours old; never a visible file.
-      const written = (await readdir(join(dir, 'out')).catch(() => [] as string[])).filter((name) => !/^\.[0-9a-f]{16}\.part$/.test(name)).sort();
+      // (`.<8 hex>.<pid>.<8 hex>.part`, removed by the next run since it names a dead writer); never a visible file.
+      const written = (await readdir(join(dir, 'out')).catch(() => [] as string[])).filter((name) => !/^\.[0-9a-f]{8}\.\d+\.[0-9a-f]{8}\.part$/.test(name)).sort();
       if (unknown.size === 0) expect(written).toEqual(expected);
       else {
         expect(lost.has(Number.NaN), `unknown items not named by their clip: ${[...unknown].join(', ')}`).toBe(false);

@@ -2,14 +2,14 @@
  * Result files stored by content: `blobs/ab/<sha256>`. Identical content is stored once, and a
  * blob is complete whenever its name exists (written aside, flushed, renamed into place).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createWriteStream, constants as fsConstants } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DeflowError } from '../../common/index.js';
-import { fileWriteError, fsyncDir, mkdirDurable, placeFileAtomically } from '../../common/index.js';
+import { fileWriteError, fsyncDir, mkdirDurable, newTempName, placeFileAtomically } from '../../common/index.js';
 import { hashFile } from './file-digest.js';
 
 export interface BlobStore {
@@ -73,7 +73,8 @@ export function createBlobStore(blobsDir: string): BlobStore {
     await mkdir(staging, { recursive: true }).catch((error: unknown) => {
       throw fileWriteError(staging, error);
     });
-    return join(staging, `${randomBytes(8).toString('hex')}.part`);
+    // Names its writer: a run removes a killed writer's file at once (common's orphan-temps.ts).
+    return join(staging, newTempName());
   };
 
   return {

@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { DeflowError } from '../../common/index.js';
+import { DeflowError, MAX_TEMP_NAME_BYTES } from '../../common/index.js';
 import { WORKFLOW_CODES } from '../workflow-error.js';
 
 /** A rendered `save` path that would leave the output folder (or name no file). */
@@ -32,8 +32,8 @@ export function savePathProblem(rendered: string, outDir?: string): string | und
 
 /** Longest path most file systems take, in bytes (Linux's PATH_MAX, its final NUL included). */
 export const MAX_PATH_BYTES = 4096;
-/** The writer's temporary name beside a file (`.<16 hex>.part`), which must fit too. */
-const TEMP_NAME_BYTES = 22;
+/** The writer's temporary name beside a file (common's orphan-temps.ts), which must fit too. */
+const TEMP_NAME_BYTES = MAX_TEMP_NAME_BYTES;
 
 function longPathProblem(absolute: string): string | undefined {
   const bytes = Buffer.byteLength(dirname(absolute)) + 1 + Math.max(Buffer.byteLength(basename(absolute)), TEMP_NAME_BYTES);
