@@ -73,7 +73,8 @@ export interface RunWorkflowOptions {
   /** Resolves on the first interrupt (SIGINT): submissions stop, jobs in flight settle. */
   readonly interrupted?: Promise<void> | undefined;
   /**
-   * How long jobs in flight are still polled after an interrupt (clock ms).
+   * How long jobs in flight are still polled after an interrupt (clock ms; Infinity: until they
+   * are done, `--drain`).
    * @default 15000
    */
   readonly graceMs?: number;
@@ -165,6 +166,8 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     // Polls still due before the end of the grace period happen; the last one just before it.
     control.pollDeadline = clock.now() + graceMs * 0.95;
+    // Infinity (`--drain` alone): polled until they are done.
+    if (!Number.isFinite(graceMs)) return;
     clock.sleep(graceMs, grace.signal).then(
       () => control.abandonPolls(),
       () => {},

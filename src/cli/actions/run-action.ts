@@ -22,6 +22,7 @@ import { JobGraph } from '../../workflow/index.js';
 import { validateWorkflow } from '../../workflow/index.js';
 import type { CliIO } from '../../common/index.js';
 import { parseWaitLock } from '../wait-lock.js';
+import { drainNotice, JobsInFlight, parseDrain } from '../drain.js';
 import { EXIT, exitCodeForQuote } from '../../common/index.js';
 import { formatResumeCommand } from '../resume-command.js';
 import { checkQueueFlags, runQueuedCommand } from './run-queued.js';
@@ -43,6 +44,7 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
   const maxCost = flags.maxCost === undefined ? undefined : parseNumber('--max-cost', flags.maxCost, 0);
   const webhook = parseWebhookFlags(flags);
   const waitLockMs = parseWaitLock(flags.waitLock);
+  const drainMs = parseDrain(flags.drain, io.env);
   if (flags.runId !== undefined) assertRunId(flags.runId);
   const inputs = await readInputFlagsOrSay(flags, io);
   if (inputs === undefined) return EXIT.usage;
@@ -159,15 +161,19 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
     const observers = await openRunObservers(io, flags, graph, { reportPath, version: VERSION });
     let outcome: RunOutcome;
     let reportError: { error: unknown } | undefined;
+    const hooked = webhook === undefined ? null : new JobsInFlight();
+    if (hooked !== null) void io.interrupted?.then(() => io.stderr.write(drainNotice(hooked.count, drainMs)));
     try {
       outcome = await runOpened(durable, {
         graph,
         client,
         stateDir,
         onEvent: (event) => {
+          hooked?.see(event);
           reporters.sink(event);
           observers.sink(event);
         },
+        ...(webhook === undefined ? {} : { graceMs: drainMs }),
         // Quoted whenever the account was checked: the balance must cover the high end of what the run is about to pay.
         ...(budget === null && balance === null ? {} : { quote: quoteAndKeep, maxCost: budget, allowUnpriced: flags.allowUnpriced === true }),
         concurrency,

@@ -31,6 +31,8 @@ export interface RunFlags extends RunSessionOptions, ObserverFlags {
   readonly waitDaily?: boolean;
   /** `--wait-lock[=DURATION]`: '' (alone) waits as long as it takes. */
   readonly waitLock?: string | boolean;
+  /** `--drain[=DURATION]`: '' or true (alone) waits until the jobs are done. */
+  readonly drain?: string | boolean;
   readonly queue?: string;
   /** commander's `--no-color`. */
   readonly color?: boolean;

@@ -57,6 +57,10 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
       '--wait-lock [duration]',
       'when another deflow run holds the state folder, wait for it to end (--wait-lock=DURATION: at most 90s, 10m, 2h; alone: as long as it takes) and then resume its run, instead of exiting 2',
     )
+    .option(
+      '--drain [duration]',
+      "with --webhook-url: on Ctrl-C, wait for the jobs given this session's webhook URL to end (polling as a fallback), so their deliveries do not fail (--drain=DURATION: at most 90s, 10m, 2h; alone: until they are done; default in CI (CI=true): 10m, else 15s)",
+    )
     .option('--quiet', 'no progress output (files and --json are still written)')
     .option('--no-color', 'no colours in progress output')
     .addOption(new Option('--emulator-config <file>', 'with --emulator: its config file (YAML or JSON)'));
