@@ -28,7 +28,7 @@ export const ENGINE_ROLES = ENGINE_ORDER.flat();
 const rank = (role) => ENGINE_ORDER.findIndex((tier) => tier.includes(role));
 
 /** Public faces: what another layer may import of a layer. */
-const FACES = { engine: ['src/engine/index.js', 'src/engine/distributed.js'], report: ['src/report/index.js', 'src/report/metrics.js'] };
+const FACES = { engine: ['src/engine/index.js', 'src/engine/distributed.js'], report: ['src/report/index.js', 'src/report/metrics.js', 'src/report/tracing.js'] };
 const faceOf = (layer) => FACES[layer] ?? [`src/${layer}/index.js`];
 
 const posix = (p) => p.split(path.sep).join('/');

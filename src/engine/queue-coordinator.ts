@@ -16,6 +16,8 @@ export const DEFAULT_QUEUE_DEPTH = 5000;
 
 export interface QueueRunOptions extends Omit<RunWorkflowOptions, 'seed' | 'recorder' | 'cache' | 'webhooks' | 'runId' | 'resumed'> {
   readonly target: RedisTarget;
+  /** The `traceparent` each job carries to its worker (the coordinator's span of the job), when the run is traced. */
+  readonly traceparentOf?: (step: string, index: number) => string | undefined;
   /** Commands (the shared governor's connection will do). */
   readonly redis: Redis;
   /** {@link accountScope} of the account the workers serve. */
@@ -88,7 +90,15 @@ export async function runQueued(options: QueueRunOptions): Promise<QueueOutcome>
   const queues = new Map(graph.steps.map((step) => [step.id, queueName(scope, step.task.pool)]));
   const progress: { forward?: QueueRunners['onProgress'] } = {};
   const watch = new CompletionWatch(options.target, redis, `${runId}:`, (jobId, data) => progress.forward?.(jobId, data));
-  const runners = new QueueRunners({ runId, watch, queueOf: (stepId) => queues.get(stepId)!, resumed, resubmitUnknown: options.resubmitUnknown === true, resubmitTimedOut: options.resubmitTimedOut === true });
+  const runners = new QueueRunners({
+    runId,
+    watch,
+    queueOf: (stepId) => queues.get(stepId)!,
+    resumed,
+    resubmitUnknown: options.resubmitUnknown === true,
+    resubmitTimedOut: options.resubmitTimedOut === true,
+    ...(options.traceparentOf === undefined ? {} : { traceparentOf: options.traceparentOf }),
+  });
   progress.forward = runners.onProgress;
   const governor = options.client.governor;
   const onDaily = (event: { pool: string; resetAt: number }): void => runners.defer(event.pool, event.resetAt);

@@ -8,6 +8,7 @@ export { KEPT_REPORT_NAME, readKeptReport } from './files/kept-report.js';
 export { ReportWriteError } from './files/report-write-error.js';
 export { writeJUnit } from './ci/junit.js';
 export { openObservers } from './telemetry/observers.js';
+export { traceSettings } from './telemetry/trace-settings.js';
 export type { Observers, ObserverOptions } from './telemetry/observers.js';
 export type { NotifyTarget, Notification } from './telemetry/notify.js';
 export { serveMetrics } from './telemetry/metrics-server.js';

@@ -421,3 +421,64 @@ describe.skipIf(skipWithout('redis-server'))('queue depth on the coordinator', (
     expect(ran.code, ran.stderr).toBe(0);
   });
 });
+
+describe.skipIf(skipWithout('redis-server'))('traces of a queue run', () => {
+  it("a queue run with two workers is one trace: each worker's span of a job is a child of the coordinator's, and the job spans' cost is the report's spend", { timeout: 240_000 }, async () => {
+    const redis = await startTestRedis();
+    onTestFinished(() => redis.stop());
+    // Jobs of half a real second, one at a time per worker: both workers take jobs.
+    const folder = await workspace(4, TRANSCRIBE(), yaml('time_scale: 20', 'jobs: { duration_ms: 10000, scale_by_input: false }'));
+    const emulator = await startEmulatorProcess(folder);
+    const otlp = await recorder();
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SERVICE_NAME: 'nightly-deflow' };
+    const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key, ...otel };
+    const workers = [0, 1].map(() => spawn(process.execPath, [cli.main, 'worker', '--queue', redis.url, '--concurrency', '1'], { cwd: folder, env, stdio: ['ignore', 'ignore', 'pipe'] }));
+    await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            let text = '';
+            worker.stderr.on('data', (chunk: Buffer) => {
+              text += chunk.toString('utf8');
+              if (text.includes('waiting for jobs')) resolve();
+            });
+          }),
+      ),
+    );
+    onTestFinished(async () => {
+      for (const worker of workers) {
+        if (worker.exitCode === null) {
+          worker.kill('SIGTERM');
+          await once(worker, 'exit');
+        }
+      }
+    });
+    const ran = await deflow(folder, emulator, ['run', 'w.yaml', '--queue', redis.url, '--report', 'report.json'], otel);
+    expect(ran.code, ran.stderr).toBe(0);
+    // The workers flush their spans as they stop.
+    for (const worker of workers) {
+      worker.kill('SIGTERM');
+      await once(worker, 'exit');
+    }
+    const spans = spansOf(otlp.bodies.map((b) => b.body));
+    const run = spans.find((s) => s.name === 'RUN nightly-obs')!;
+    expect(run).toBeDefined();
+    expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([run.traceId]));
+    const jobs = spans.filter((s) => attr(s, 'gen_ai.provider.name') === 'deapi');
+    const workerSpans = spans.filter((s) => s.name.startsWith('worker '));
+    // Every job ran on a worker, whose span of it is a child of the coordinator's span of that job.
+    expect(jobs.filter((s) => attr(s, 'deflow.item.state') === 'done')).toHaveLength(8);
+    const jobOf = new Map(jobs.map((s) => [s.spanId, `${attr(s, 'deflow.step')}/${attr(s, 'deflow.item.index')}`]));
+    const done = workerSpans.filter((s) => attr(s, 'deflow.item.state') === 'done');
+    expect(new Set(done.map((s) => jobOf.get(s.parentSpanId ?? '')))).toEqual(new Set(jobs.map((s) => jobOf.get(s.spanId))));
+    for (const span of done) expect(jobOf.get(span.parentSpanId!)).toBe(`${attr(span, 'deflow.step')}/${attr(span, 'deflow.item.index')}`);
+    // Both workers ran jobs.
+    expect(new Set(workerSpans.map((s) => attr(s, 'deflow.worker.pid'))).size).toBe(2);
+    const spanCost = round6(spans.reduce((sum, s) => sum + ((attr(s, 'deflow.cost_usd') as number | undefined) ?? 0) * (jobs.includes(s) ? 1 : 0), 0));
+    const report = JSON.parse(await readFile(join(folder, 'report.json'), 'utf8')) as { totals: { cost_actual: number } };
+    expect(spanCost).toBeGreaterThan(0);
+    expect(spanCost).toBe(round6(report.totals.cost_actual));
+    expect(spanCost).toBe(await charged(emulator));
+    expect(workerSpans.every((s) => attr(s, 'deflow.cost_usd') === undefined)).toBe(true);
+  });
+});

@@ -152,6 +152,7 @@ async function coordinate(io: CliIO, input: QueuedRunInput, target: RedisTarget,
       useCache: flags.cache !== false,
       resubmitUnknown: flags.resubmitUnknown === true,
       resubmitTimedOut: flags.resubmitTimedOut === true,
+      ...(observers.traceparentOf === undefined ? {} : { traceparentOf: observers.traceparentOf }),
     });
   } finally {
     await reporters.finish().catch((error: unknown) => {

@@ -3,7 +3,8 @@ import { API_KEY_ENV, DEFAULT_BASE_URL, DeapiClient, readApiKey } from '../../cl
 import type { CliIO } from '../../common/index.js';
 import { createFollowingClock, DeflowError, EXIT } from '../../common/index.js';
 import type { RunEvent } from '../../engine/index.js';
-import { type MetricsServer, serveMetrics } from '../../report/index.js';
+import { type MetricsServer, serveMetrics, traceSettings } from '../../report/index.js';
+import { VERSION } from '../version.js';
 import { parsePort } from './run-queued.js';
 
 export interface WorkerFlags {
@@ -40,6 +41,9 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
   const log = flags.verbose ? (line: string) => io.stderr.write(`deflow: ${line}\n`) : undefined;
   const client = new DeapiClient({ apiKey, baseUrl, clock, governor: shared.governor, log });
   const metrics = metricsPort === undefined ? null : await workerMetrics(metricsPort);
+  // The OTEL_* variables: a span per job, joining the coordinator's trace (OpenTelemetry loaded only then).
+  const tracing = traceSettings(io.env, undefined);
+  const tracer = tracing === null ? null : (await import('../../report/tracing.js')).openWorkerTracer({ settings: tracing, version: VERSION });
   try {
     if (metrics !== null) say(`metrics: ${metrics.server.url}`);
     const worker = await queue.startQueueWorker({
@@ -55,7 +59,9 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
       onEvent: (event) => {
         describe(event, say);
         metrics?.handle(event);
+        tracer?.handle(event);
       },
+      ...(tracer === null ? {} : { onJob: tracer.jobStarted }),
     });
     say(`waiting for jobs on ${target.display} (${concurrency} per pool); stop with Ctrl-C`);
     await io.interrupted;
@@ -64,6 +70,7 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
     say(`stopped after ${worker.finished} job(s)`);
     return EXIT.ok;
   } finally {
+    await tracer?.finish();
     await metrics?.close();
     await client.close();
     await shared.close();

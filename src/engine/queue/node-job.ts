@@ -28,6 +28,11 @@ export interface NodeJobData {
    * again, never submits it.
    */
   readonly paid?: { readonly cost: number | null };
+  /**
+   * The W3C `traceparent` of the coordinator's span of this job, when the coordinator traces:
+   * a worker that traces makes its span of the job a child of it (one trace for the run).
+   */
+  readonly traceparent?: string;
 }
 
 /** How a node ended, as the worker returns it. */

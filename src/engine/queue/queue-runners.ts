@@ -31,6 +31,8 @@ export interface QueueRunnersOptions {
   readonly resubmitUnknown?: boolean;
   /** `--resubmit-timed-out`: a job an earlier session left timed out is submitted again instead of polled (it may be paid twice). */
   readonly resubmitTimedOut?: boolean;
+  /** The `traceparent` a worker's span of the job joins (the coordinator's span of it), when the run is traced. */
+  readonly traceparentOf?: (step: string, index: number) => string | undefined;
 }
 
 export class QueueRunners implements NodeRunners {
@@ -85,7 +87,8 @@ export class QueueRunners implements NodeRunners {
         const result = ctx.results.get(u);
         if (result !== undefined) upstream.push([u, result]);
       }
-      let data: NodeJobData = { v: 1, run: this.options.runId, step: step.id, k, upstream };
+      const traceparent = this.options.traceparentOf?.(step.id, k);
+      let data: NodeJobData = { v: 1, run: this.options.runId, step: step.id, k, upstream, ...(traceparent === undefined ? {} : { traceparent }) };
       if (this.options.resumed) {
         const carried = await this.clearForRetry(queue, jobId);
         if (carried !== undefined) {

@@ -47,6 +47,8 @@ export interface QueueWorkerOptions {
   readonly graceMs?: number;
   /** Events of the jobs this worker runs (for its log). */
   readonly onEvent?: RunEventSink;
+  /** Each job as this worker starts it, before its events (with the coordinator's `traceparent` of it, when traced). */
+  readonly onJob?: (job: { readonly run: string; readonly step: string; readonly k: number; readonly traceparent?: string }) => void;
   /** One line per notable thing (a pool served, a run loaded, a job deferred). */
   readonly log?: (line: string) => void;
   /** Real ms between two looks for pools with work. @default 2000 */
@@ -135,6 +137,7 @@ class QueueWorkerProcess implements QueueWorker {
       // A worker sent this submission and was lost before the answer: the service may have the job.
       return { outcome: 'unknown', reason: `a worker was lost between the submission of attempt ${data.intent.attempt} and its answer (intent recorded, no request id)` };
     }
+    this.options.onJob?.({ run: data.run, step: data.step, k: data.k, ...(data.traceparent === undefined ? {} : { traceparent: data.traceparent }) });
     const recorder = new JobRecorder(this.options.redis, job, token);
     const control = new RunControl();
     const results = new ResultStore();

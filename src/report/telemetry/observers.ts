@@ -37,6 +37,8 @@ export interface Observers {
   readonly sink: RunEventSink;
   /** The run's metrics, when kept. */
   readonly metrics: RunMetrics | null;
+  /** The `traceparent` of a job's span, when the run is traced (queue workers' spans join it). */
+  readonly traceparentOf: ((step: string, index: number) => string | undefined) | undefined;
   /** Flushes spans, pushes or writes metrics, sends notifications. Never rejects. */
   finish(): Promise<void>;
 }
@@ -65,8 +67,10 @@ export async function openObservers(options: ObserverOptions): Promise<Observers
     }
   };
   let finishing: Promise<void> | null = null;
+  const traced = tracer;
   return {
     metrics,
+    traceparentOf: traced === null ? undefined : (step, index) => traced.traceparentOf(step, index),
     sink: (event) => {
       if (event.type === 'run-finished') finished = event;
       if (tracer !== null) guard('tracing', tracer.handle, event);

@@ -38,6 +38,8 @@ export interface TraceRecorderOptions {
 
 export interface TraceRecorder {
   readonly handle: (event: RunEvent) => void;
+  /** The W3C `traceparent` of the span of a step's item job (else of its step, else of the run), for a queue worker's spans to join. */
+  readonly traceparentOf: (step: string, index: number) => string | undefined;
   /** Ends what is still open and flushes, within `deadlineMs`; never rejects. */
   finish(deadlineMs?: number): Promise<void>;
 }
@@ -77,7 +79,7 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
   let sessionContext: Context = ROOT_CONTEXT;
   const sessionCost = new UsdTally();
   const stepSpans = new Map<string, { span: Span; context: Context; cost: UsdTally; open: number; done: number; failed: number }>();
-  const items = new Map<string, { span: Span; cost: UsdTally }>();
+  const items = new Map<string, { span: Span; cost: UsdTally; keyless?: boolean }>();
   let finished = false;
 
   const stepOf = (id: string) => {
@@ -98,6 +100,11 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
   const itemOf = (node: NodeRef) => {
     const key = nodeKey(node);
     let entry = items.get(key);
+    if (entry?.keyless === true && node.key !== '') {
+      // Opened for a queue worker before any event named its item.
+      entry.span.setAttribute('deflow.item.key', node.key);
+      entry.keyless = false;
+    }
     if (entry === undefined) {
       const step = stepOf(node.step);
       const def = steps.get(node.step);
@@ -301,6 +308,17 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
 
   return {
     handle,
+    traceparentOf: (step, index) => {
+      if (session === null || finished) return undefined;
+      // The job's span, opened now if no event of it came yet (its item key is set by the first that does).
+      let entry = items.get(`${step}\u0000${index}`);
+      if (entry === undefined) {
+        entry = itemOf({ step, index, key: '' });
+        entry.keyless = true;
+      }
+      const context = entry.span.spanContext();
+      return `00-${context.traceId}-${context.spanId}-${(context.traceFlags & 1).toString(16).padStart(2, '0')}`;
+    },
     async finish(deadlineMs = 3000): Promise<void> {
       if (!finished && session !== null) {
         closeAll('interrupted');
