@@ -428,7 +428,7 @@ describe.skipIf(skipWithout('redis-server'))('traces of a queue run', () => {
     onTestFinished(() => redis.stop());
     // Jobs of half a real second, one at a time per worker: both workers take jobs.
     const folder = await workspace(4, TRANSCRIBE(), yaml('time_scale: 20', 'jobs: { duration_ms: 10000, scale_by_input: false }'));
-    const emulator = await startEmulatorProcess(folder);
+    const emulator = await startEmulatorProcess(cli.main, folder, { stopAfterTest: true });
     const otlp = await recorder();
     const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SERVICE_NAME: 'nightly-deflow' };
     const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key, ...otel };
