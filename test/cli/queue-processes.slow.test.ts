@@ -193,6 +193,48 @@ describe.skipIf(WITHOUT_REDIS)('distributed mode with real processes', () => {
     }
   });
 
+  it('a queue run can be inspected afterwards: its true state in the run list, status by id and by workflow; a bare run resumes it on its queue', async () => {
+    const dir = await workspace(6, 'inspected');
+    const emulator = await startEmulatorProcess(dir);
+    const workers = [worker(dir, emulator)];
+    const statusOf = async (args: readonly string[]) => {
+      const { code, stderr } = await deflow(dir, emulator, ['status', ...args]).exit;
+      return { code, stderr };
+    };
+    const listed = async (): Promise<{ run_id: string; status: string }[]> => {
+      const env: NodeJS.ProcessEnv = { ...process.env, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key };
+      const { stdout } = await promisify(execFile)(process.execPath, [main, 'status', '--json'], { cwd: dir, env });
+      return (JSON.parse(stdout) as { runs: { run_id: string; status: string }[] }).runs;
+    };
+    try {
+      const first = deflow(dir, emulator, ['run', 'workflow.yaml', '--quiet', '--keep-going', '--queue', redis.url]);
+      while ((await submissions(emulator)).jobs < 2 && first.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 100));
+      await stopProcess(first.child, 'SIGKILL');
+      // The coordinator is dead: the run is listed as crashed (resumable), not as running or unknown.
+      const [killed] = await listed();
+      expect(killed).toMatchObject({ status: 'crashed' });
+
+      // A bare run resumes it on its queue, with the options it was run with.
+      const again = await deflow(dir, emulator, ['run', 'workflow.yaml']).exit;
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(`resuming run ${killed!.run_id} with the options it was run with: --keep-going --queue ${redis.url}`);
+      expect(again.stderr).toMatch(new RegExp(`resuming run ${killed!.run_id} on `));
+      expect((await submissions(emulator)).duplicates).toBe(0);
+
+      expect(await listed()).toEqual([expect.objectContaining({ run_id: killed!.run_id, status: 'done' })]);
+      for (const target of [killed!.run_id, 'workflow.yaml']) {
+        const env: NodeJS.ProcessEnv = { ...process.env, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key };
+        const { stdout } = await promisify(execFile)(process.execPath, [main, 'status', target], { cwd: dir, env });
+        expect(stdout).toContain(`run ${killed!.run_id}: done (a queue run on ${redis.url})`);
+      }
+      expect((await statusOf(['no-such-run'])).code).not.toBe(0);
+    } finally {
+      await Promise.all(workers.map((w) => stopProcess(w.child)));
+      await emulator.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('3 independent runs with --governor share one account without a 429', async () => {
     const dirs = await Promise.all([0, 1, 2].map((i) => workspace(8, `matrix-${i}`)));
     const emulator = await startEmulator(dirs[0]!);

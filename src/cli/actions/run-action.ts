@@ -95,7 +95,7 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
       });
     if (flags.dryRun) return await dryRun(io, flags, graph, await quote(), validation.plan);
     if (flags.queue !== undefined) {
-      const queued = await runQueuedCommand(io, { graph, session, stateDir, queueUrl: flags.queue, inputs: inputs.values, budget, quote, concurrency, flags, waitLockMs });
+      const queued = await runQueuedCommand(io, { graph, session, stateDir, queueUrl: flags.queue, inputs: inputs.values, budget, quote, concurrency, flags, waitLockMs, runOptions: recordRunOptions(flags, io, stateDir, maxCost) });
       printSummary(io, { ...flags, report: queued.reportPath }, graph, queued.outcome, session);
       const { status } = queued.outcome;
       if (flags.quiet && queued.resumeCommand !== null && (status === 'interrupted' || status === 'daily-limit')) io.stderr.write(`resume with: ${queued.resumeCommand}\n`);

@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import type { CliIO } from '../../common/index.js';
 import { DeflowError } from '../../common/index.js';
-import type { Quote, RunEventSink, RunOutcome } from '../../engine/index.js';
+import type { Quote, RunEventSink, RunOptionsRecord, RunOutcome } from '../../engine/index.js';
+import { createRunDir, writeRunMeta } from '../../engine/index.js';
 import type { RedisTarget } from '../../engine/distributed.js';
 import { createReporters, KEPT_REPORT_NAME, type MetricsServer, serveMetrics } from '../../report/index.js';
 import type { JobGraph } from '../../workflow/index.js';
@@ -25,6 +26,8 @@ export interface QueuedRunInput {
   readonly budget: number | null;
   readonly quote: (onEvent?: RunEventSink) => Promise<Quote>;
   readonly concurrency: number | undefined;
+  /** The options that shaped the run, kept in its `run.json` as a plain run's are (a bare `deflow run` resumes with them). */
+  readonly runOptions: RunOptionsRecord;
   /** `--wait-lock`: ms to wait for another coordinator of the workflow (Infinity: as long as it takes; 0: refuse at once). */
   readonly waitLockMs?: number;
   readonly flags: ObserverFlags & {
@@ -95,6 +98,22 @@ async function coordinate(io: CliIO, input: QueuedRunInput, target: RedisTarget,
     cwd: io.cwd,
     extra: ['--queue', target.display, ...(flags.output === undefined ? [] : ['--output', flags.output]), ...(flags.maxCost === undefined ? [] : ['--max-cost', flags.maxCost])],
   });
+  // The run's state is the queue's; its run.json in the state folder says which run it is, its
+  // status and options, so `deflow status`, `deflow report` and a bare `deflow run` find it.
+  const writeMeta = (status: Parameters<typeof writeRunMeta>[1]['status']): void =>
+    writeRunMeta(stateDir, {
+      v: 1,
+      run_id: opened.runId,
+      workflow: graph.workflow.file,
+      workflow_digest: workflowDigest,
+      status,
+      started_at: opened.startedAt,
+      finished_at: status === 'running' ? null : session.client.clock.now(),
+      options: input.runOptions,
+      items: Object.fromEntries(graph.steps.map((step) => [step.id, step.itemCount])),
+    });
+  createRunDir(stateDir, opened.runId);
+  writeMeta('running');
   const reportPath = flags.report ?? join(stateDir, 'runs', opened.runId, KEPT_REPORT_NAME);
   const reporters = createReporters(io, {
     keptReportPath: join(stateDir, 'runs', opened.runId, KEPT_REPORT_NAME),
@@ -161,6 +180,7 @@ async function coordinate(io: CliIO, input: QueuedRunInput, target: RedisTarget,
     await observers.finish();
     await server?.close();
   }
+  writeMeta(outcome.status);
   return { outcome, reportPath, resumeCommand, runId: opened.runId, reportError };
 }
 

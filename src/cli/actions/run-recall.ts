@@ -73,6 +73,11 @@ export async function recallRunOptions(file: string, flags: RunFlags, io: CliIO)
       used.push('--output', relative(io.cwd, o.output) || '.');
     } else if (resolve(io.cwd, flags.output) !== o.output) overridden.push(`--output ${flags.output} (the run had --output ${relative(io.cwd, o.output) || '.'})`);
   }
+  // A queue run is resumed on its queue (the URL as journalled: without a password, which the run never keeps).
+  if (o.queue !== null) {
+    merged.queue = o.queue;
+    used.push('--queue', o.queue);
+  }
   const lines: string[] = [];
   if (used.length > 0) lines.push(`resuming run ${run.runId} with the options it was run with: ${used.map(quoteWord).join(' ')}`);
   for (const line of overridden) lines.push(`resuming run ${run.runId}: overridden on the command line: ${line}`);

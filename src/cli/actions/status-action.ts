@@ -1,4 +1,5 @@
 /** What `deflow status` does (status.ts defines the command): reads a run's journal and reports its progress. */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { attributeSpend, chargedJobs, readInvocations, readRunState } from '../../engine/index.js';
@@ -68,6 +69,12 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
   if (flags.queue !== undefined) return runQueueStatus(run, { ...flags, queue: flags.queue }, io);
   if (run === undefined && flags.stateDir === undefined) return listStatus(flags, io);
   const { stateDir, summary } = await findRun(run, flags.stateDir, io.cwd);
+  // A queue run keeps its items in the queue's Redis; its run.json here says which queue.
+  const queueUrl = summary.meta?.options?.queue ?? null;
+  if (queueUrl !== null && !existsSync(runPaths(stateDir, summary.runId).journal)) {
+    if (!flags.json) io.stdout.write(`run ${summary.runId}: ${summary.status} (a queue run on ${queueUrl})\n`);
+    return runQueueStatus(summary.runId, { ...flags, queue: queueUrl }, io);
+  }
   const replayed = await readRunState(runPaths(stateDir, summary.runId).journal);
   const progress = summariseProgress(replayed);
   const workflow = summary.meta?.workflow ?? replayed.run?.workflow ?? null;
