@@ -195,7 +195,7 @@ describe.skipIf(WITHOUT_REDIS)('distributed mode with real processes', () => {
 
   it('a queue run can be inspected afterwards: its true state in the run list, status by id and by workflow; a bare run resumes it on its queue', async () => {
     const dir = await workspace(6, 'inspected');
-    const emulator = await startEmulatorProcess(dir);
+    const emulator = await startEmulator(dir);
     const workers = [worker(dir, emulator)];
     const statusOf = async (args: readonly string[]) => {
       const { code, stderr } = await deflow(dir, emulator, ['status', ...args]).exit;
