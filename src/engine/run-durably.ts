@@ -30,6 +30,8 @@ export interface RunOpenedOptions extends Omit<RunWorkflowOptions, 'recorder' | 
   readonly webhook?: { readonly url: string; readonly listen: string } | undefined;
   /** Every verified webhook delivery (logs, tests). */
   readonly onWebhookHint?: (hint: WebhookHint) => void;
+  /** What the user should know (a webhook URL that failed its self-check). */
+  readonly onNotice?: (message: string) => void;
   /**
    * With webhooks: how long (clock ms) a submission whose answer was lost waits for a delivery
    * naming its item before it is left `unknown`. @default {@link DEFAULT_ADOPT_WAIT_MS}
@@ -121,6 +123,12 @@ export async function runOpened(durable: DurableRun, options: RunOpenedOptions):
         ...(options.onWebhookHint === undefined ? {} : { onHint: options.onWebhookHint }),
         adoption: { stateDir, runId: durable.runId, secretOf: (runId) => findRunWebhookSecret(runPaths(stateDir, runId).dir) },
       });
+      const unreachable = await hints.selfCheck();
+      if (unreachable !== null) {
+        await hints.close();
+        hints = undefined;
+        options.onNotice?.(`--webhook-url ${options.webhook.url}: a signed test delivery did not reach the receiver at ${options.webhook.listen} (${unreachable}); this session polls instead and gives no job that URL`);
+      }
     }
     let webhooks: RunWebhooks | null = null;
     if (hints !== undefined) {
@@ -138,7 +146,7 @@ export async function runOpened(durable: DurableRun, options: RunOpenedOptions):
         answered: (requestId) => desk!.answered(requestId),
       };
     }
-    const { useCache: _useCache, webhook: _webhook, onWebhookHint: _onHint, resumeCommand, adoptWaitMs: _adoptWaitMs, ...rest } = options;
+    const { useCache: _useCache, webhook: _webhook, onWebhookHint: _onHint, resumeCommand, adoptWaitMs: _adoptWaitMs, onNotice: _onNotice, ...rest } = options;
     const outcome = await runWorkflow({
       ...rest,
       runId: durable.runId,

@@ -181,6 +181,7 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
         useCache: flags.cache !== false,
         resumeCommand,
         webhook,
+        onNotice: (message) => io.stderr.write(`deflow: ${message}\n`),
         excluded: validation.excluded.map((e) => ({ step: e.item!.step, index: e.item!.index, reason: e.message })),
         waitDaily: flags.waitDaily === true,
       });

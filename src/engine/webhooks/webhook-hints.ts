@@ -18,6 +18,7 @@ import type { JobStatus } from '../../client/index.js';
 import { TERMINAL_JOB_STATUSES } from '../../service/index.js';
 import { startWebhookReceiver, type WebhookHint, type WebhookReceiver } from './webhook-receiver.js';
 import { AdoptionDesk } from './adoption-desk.js';
+import { SelfCheckWatch } from './webhook-self-check.js';
 import { appendAdoption } from './adoption-log.js';
 import { type Correlation, correlatedUrl, readCorrelationKey } from './webhook-correlation.js';
 
@@ -142,8 +143,13 @@ export interface WebhookHints {
   readonly desk: AdoptionDesk | null;
   readonly wakeups: JobWakeups;
   readonly receiver: WebhookReceiver;
-  /** Verified deliveries received. */
+  /** Verified deliveries received (self-checks not counted). */
   readonly received: () => number;
+  /**
+   * The start-up self-check: a signed test delivery through the public URL must reach the
+   * receiver. Null when it did, else why not (then the session should poll instead).
+   */
+  selfCheck(timeoutMs?: number): Promise<string | null>;
   close(): Promise<void>;
 }
 
@@ -151,6 +157,7 @@ export interface WebhookHints {
 export async function startWebhookHints(options: WebhookHintsOptions): Promise<WebhookHints> {
   assertWebhookUrl(options.url);
   const wakeups = new JobWakeups();
+  const watch = new SelfCheckWatch();
   let received = 0;
   const adoption = options.adoption;
   const key = adoption === undefined ? undefined : readCorrelationKey(adoption.stateDir);
@@ -176,6 +183,7 @@ export async function startWebhookHints(options: WebhookHintsOptions): Promise<W
           },
         }),
     onHint: (hint) => {
+      if (watch.saw(hint.requestId)) return;
       received++;
       options.onHint?.(hint);
       if (FINAL_STATUSES.has(hint.status)) wakeups.wake(hint.requestId, deliveredStatus(hint));
@@ -189,6 +197,7 @@ export async function startWebhookHints(options: WebhookHintsOptions): Promise<W
     wakeups,
     receiver,
     received: () => received,
+    selfCheck: (timeoutMs) => watch.check(options.url, options.secret, options.clock, timeoutMs),
     close: () => receiver.close(),
   };
 }

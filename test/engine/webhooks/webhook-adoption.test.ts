@@ -67,16 +67,19 @@ describe('adopting a submission whose answer was lost', () => {
 
   it('a later session at the same --webhook-url adopts an item an earlier one left unknown, from a retried delivery naming it', async () => {
     const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(3) });
-    // Slower clock: the retry (20 s virtual) comes after session 1 has ended.
-    const emulator = await useFastEmulator({ ...emulatorConfig, time_scale: 10, webhooks: { allow_http: true, retry_schedule_s: [0, 20, 20, 20] } });
+    // Half of each job pending: the lost job's first delivery comes 200 ms (real) after its answer was lost; retried 2 s later.
+    const emulator = await useFastEmulator({ ...emulatorConfig, time_scale: 10, webhooks: { allow_http: true, retry_schedule_s: [0, 20, 20, 20] }, jobs: { duration_ms: 4000, queue_share: 0.5, scale_by_input: false } });
     await dropAnswers(emulator, 1);
     const stable = await hooks();
-    // Session 1's receiver is not behind the public URL (a tunnel that is down): no delivery reaches it.
-    const first = await runDurablyIn(dir, emulator, { webhook: { url: stable.url, listen: `127.0.0.1:${await freePort()}` }, adoptWaitMs: 0 });
-    expect(first.outcome).toMatchObject({ status: 'failed', counts: { done: 2, unknown: 1 }, webhooks: { received: 0 } });
-    // The run ended `failed`: the next one is a new run that carries the unknown item over.
+    let stop: () => void = () => {};
+    const interrupted = new Promise<void>((resolve) => {
+      stop = resolve;
+    });
+    // Session 1 stops (Ctrl-C, no drain) as soon as the answer is lost: its receiver is gone before any delivery.
+    const first = await runDurablyIn(dir, emulator, { webhook: stable, adoptWaitMs: 0, interrupted, graceMs: 0, onEvent: (event) => event.type === 'item-unknown' && stop() });
+    expect(first.outcome).toMatchObject({ status: 'interrupted', counts: { unknown: 1 }, webhooks: { adopted: 0 } });
     const second = await runDurablyIn(dir, emulator, { webhook: stable });
-    expect(second.outcome).toMatchObject({ status: 'done', resumed: false, counts: { done: 3, unknown: 0 }, webhooks: { adopted: 1 } });
+    expect(second.outcome).toMatchObject({ status: 'done', resumed: true, counts: { done: 3, unknown: 0 }, webhooks: { adopted: 1 } });
     expect(emulator.jobs()).toHaveLength(3);
     expect(duplicateJobs(emulator)).toEqual([]);
     expect((await journalOf(dir)).filter((r) => r.t === 'submitted' && r.adopted === true)).toHaveLength(1);

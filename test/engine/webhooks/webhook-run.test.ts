@@ -110,12 +110,17 @@ describe('webhooks through a run', () => {
     expect(new Set(texts).size).toBe(3);
   });
 
-  it('still finishes every job by polling when no delivery ever arrives', async () => {
+  it('a URL that does not reach the receiver fails the start-up self-check: the session polls, says so, and gives no job that URL', async () => {
     const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(2) });
     const emulator = await useFastEmulator({ webhooks: { allow_http: true, retry_schedule_s: [0] }, jobs: { duration_ms: 5000 } });
-    // The service delivers to a port where nothing listens: every delivery is lost.
+    // The public URL leads to a port where nothing listens (a tunnel that is down).
     const [lost, listen] = [await freePort(), await freePort()];
-    const run = await runDurablyIn(dir, emulator, { webhook: { url: `http://127.0.0.1:${lost}/hooks`, listen: `127.0.0.1:${listen}` } });
-    expect(run.outcome).toMatchObject({ status: 'done', counts: { done: 2 }, webhooks: { received: 0, woken: 0 } });
+    const notices: string[] = [];
+    const run = await runDurablyIn(dir, emulator, { webhook: { url: `http://127.0.0.1:${lost}/hooks`, listen: `127.0.0.1:${listen}` }, onNotice: (m) => notices.push(m) });
+    expect(run.outcome).toMatchObject({ status: 'done', counts: { done: 2 }, webhooks: null });
+    expect(notices).toEqual([expect.stringMatching(/^--webhook-url http:\/\/127\.0\.0\.1:\d+\/hooks: a signed test delivery did not reach the receiver at 127\.0\.0\.1:\d+ \(the URL could not be reached \(ECONNREFUSED\)\); this session polls instead/)]);
+    // No delivery was ever attempted: no job was given the URL.
+    const stats = (await (await request(`${emulator.url}/_emulator/stats`)).body.json()) as { webhooks: { delivered: number; failed: number; pending: number } };
+    expect(stats.webhooks).toMatchObject({ delivered: 0, failed: 0, pending: 0 });
   });
 });
