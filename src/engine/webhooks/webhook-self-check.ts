@@ -49,7 +49,7 @@ export class SelfCheckWatch {
           await res.body?.cancel();
           return res.status;
         },
-        (error: unknown) => (error instanceof Error ? (((error.cause as NodeJS.ErrnoException | undefined)?.code ?? error.message) as string) : String(error)),
+        (error: unknown) => (error instanceof Error ? (((error.cause as NodeJS.ErrnoException | undefined)?.code ?? error.message)) : String(error)),
       );
       const first = await Promise.race([seen.then(() => 'seen' as const), answer, late]);
       if (first === 'seen') return null;
