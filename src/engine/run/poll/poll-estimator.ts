@@ -138,6 +138,8 @@ export class PollEstimator {
   private readonly tracks = new Map<string, Track>();
   /** Reference input size of each measured key: the first job's, or an earlier run's. */
   private readonly unitSizes = new Map<string, number>();
+  /** Smallest and largest relative size of each measured key's jobs so far. */
+  private readonly sizeRanges = new Map<string, { min: number; max: number }>();
   /** Jobs waiting for a key's search to end (its first polls planned on a provisional estimate). */
   private readonly searchWaiters = new Map<string, Array<() => void>>();
   private readonly quantile: number;
@@ -367,7 +369,20 @@ export class PollEstimator {
       unit = size;
       this.unitSizes.set(key, unit);
     }
-    return size / unit;
+    const relative = size / unit;
+    const range = this.sizeRanges.get(key);
+    if (range === undefined) this.sizeRanges.set(key, { min: relative, max: relative });
+    else {
+      range.min = Math.min(range.min, relative);
+      range.max = Math.max(range.max, relative);
+    }
+    return relative;
+  }
+
+  /** Largest over smallest size of the measured jobs of `key` seen so far (1 when none or alike). */
+  sizeSpread(key: string): number {
+    const range = this.sizeRanges.get(key);
+    return range === undefined ? 1 : range.max / range.min;
   }
 
   /**

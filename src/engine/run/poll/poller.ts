@@ -94,6 +94,9 @@ export class PollDeadlineError extends DeflowError {
  */
 const EARLY_SHARE = 0.55;
 
+/** Largest over smallest job size of a key above which its measured jobs wait for the scouts. */
+const HOLD_SPREAD = 1.5;
+
 /** Polls until the job's status is final and returns that status. */
 export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
   const { clock, estimator, key, kind, signal } = options;
@@ -103,7 +106,11 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
   const scale = options.scale !== undefined && options.scale > 0 ? options.scale : 1;
   // Early first polls (room to spare) once the key's estimate is settled; never with webhooks.
   const early = () => !pushed && options.roomy !== undefined && estimator.settledMs(key) !== undefined && options.roomy();
-  const firstWait = (scout: boolean) => estimator.firstDelay(key, kind, scout, scale * (early() ? EARLY_SHARE : 1), options.scale !== undefined && !pushed) * stretch;
+  // Where a key's job sizes differ widely, its measured jobs wait for the scouts rather than poll
+  // on the prior scaled by their size; jobs all of about one size poll on the prior, as
+  // unmeasured jobs do.
+  const hold = () => options.scale !== undefined && !pushed && estimator.sizeSpread(key) > HOLD_SPREAD;
+  const firstWait = (scout: boolean) => estimator.firstDelay(key, kind, scout, scale * (early() ? EARLY_SHARE : 1), hold()) * stretch;
   let delay = Math.max(0, dueFrom + firstWait(!pushed) - clock.now());
   let first = true;
   const observes = options.submittedAt === undefined;
