@@ -196,8 +196,9 @@ describe('three nights through the built CLI against a standalone deflow emulato
   it('each night pays only for what is new and exits 6 (one corrupt file left out); night 2 killed and resumed with a bare run; gc between nights; a wrong key fails with everything cached', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'deflow-three-nights-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
-    const emulator = await startEmulatorProcess(cli.main, dir, { args: ['--time-scale', '1'], stopAfterTest: true });
-    // Jobs take a few seconds (the emulator's default): a run can be killed with work in flight.
+    // Jobs of 3 s whatever the input: a run can be killed with work in flight.
+    await writeFile(join(dir, 'emulator.yaml'), 'balance: 1000\njobs: { duration_ms: 3000, scale_by_input: false }\n');
+    const emulator = await startEmulatorProcess(cli.main, dir, { args: ['--config', 'emulator.yaml', '--time-scale', '1'], stopAfterTest: true });
 
     // deflow init, then the user's own steps over an inbox, and the key in .env (not in the environment).
     const init = await deflow(dir, emulator, ['init', 'nightly']);
@@ -288,7 +289,7 @@ describe('three nights through the built CLI against a standalone deflow emulato
     expect(wrong.stderr).toContain('E_AUTH');
     expect(wrong.stderr).not.toContain(emulator.key);
     expect(await newJobs()).toEqual([]);
-  }, 300_000);
+  }, 420_000);
 });
 
 async function deflowJson(dir: string, emulator: EmulatorProcess, args: readonly string[], options: { env?: Record<string, string | undefined> }): Promise<{ to_pay: { high: number } }> {
