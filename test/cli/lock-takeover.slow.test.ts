@@ -140,4 +140,37 @@ describe('taking over a dead holder\'s lock (built CLI)', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 600_000);
+
+  it(`${CONTENDERS} processes released at the same instant on a dead holder's lock: exactly one takes it; ${ROUNDS * 3} rounds`, async () => {
+    // Processes start hundreds of ms apart, which hides a race of microseconds: these wait for
+    // a common instant and then call the built lock module, each holding what it got for 1 s.
+    const script = [
+      `import { acquireLock } from ${JSON.stringify(`${cli!.dist}engine/journal/lock-file.js`)};`,
+      'const [path, at] = process.argv.slice(2);',
+      'while (Date.now() < Number(at)) {}',
+      'try { const lock = acquireLock(path); console.log("held"); setTimeout(() => lock.release(), 1000); }',
+      'catch (error) { console.log(error.code); }',
+    ].join('\n');
+    const tally: string[] = [];
+    for (let round = 0; round < ROUNDS * 3; round++) {
+      const dir = await mkdtemp(join(tmpdir(), 'deflow-takeover-instant-'));
+      await writeFile(join(dir, 'contend.mjs'), script);
+      await writeFile(join(dir, 'session.lock'), deadHolderRecord());
+      const at = String(Date.now() + 1500);
+      const outcomes = await Promise.all(
+        Array.from({ length: CONTENDERS }, async () => {
+          const child = spawn(process.execPath, [join(dir, 'contend.mjs'), join(dir, 'session.lock'), at], { stdio: ['ignore', 'pipe', 'inherit'] });
+          strays.push(child);
+          let out = '';
+          child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+          await once(child, 'exit');
+          return out.trim();
+        }),
+      );
+      tally.push(outcomes.sort().join(','));
+      await rm(dir, { recursive: true, force: true });
+    }
+    const expected = ['E_STATE_LOCKED', 'E_STATE_LOCKED', 'E_STATE_LOCKED', 'E_STATE_LOCKED', 'E_STATE_LOCKED', 'held'].join(',');
+    expect(tally).toEqual(Array<string>(ROUNDS * 3).fill(expected));
+  }, 300_000);
 });
