@@ -12,7 +12,8 @@
  * the other then finds a live holder. A lock held on another host is reported, never stolen.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { DeflowError, isDeflowError } from '../../common/index.js';
 import { describeWho, type LockHolder } from './lock-holder.js';
@@ -55,12 +56,12 @@ export function acquireLock(path: string, options: AcquireLockOptions = {}): Loc
   writeFileSync(aside, content, { flag: 'wx' });
   try {
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      if (tryLink(aside, path)) return heldLock(path, content);
+      if (tryLink(aside, path)) return held(path, content);
       const seen = readText(path);
       if (seen === undefined) continue; // released between our link and our read
       const holder = describeHolder(seen);
       if (holder.alive) throw lockedError(path, options.subject ?? path, holder);
-      if (takeOver(path, seen, aside, 0)) return heldLock(path, content);
+      if (takeOver(path, seen, aside, 0)) return held(path, content);
       // Another process is taking it over (or just did): look again shortly.
       pause(5 + round * 5);
     }
@@ -234,6 +235,50 @@ function parseRecord(text: string): LockRecord | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The lock just taken; first, the records contenders killed mid-acquisition left beside it go. */
+function held(path: string, content: string): LockFile {
+  removeDeadAsides(path);
+  return heldLock(path, content);
+}
+
+/**
+ * Removes `<lock>.<pid>.<hex>.tmp` records (and their `.<n>.r` links) whose writer no longer
+ * runs, and takeover claims whose owner no longer runs: left by contenders killed in the middle
+ * of taking the lock. They block nothing (a claim names a record that is no longer the lock's),
+ * but would pile up.
+ */
+function removeDeadAsides(path: string): void {
+  const prefix = `${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    if (name.startsWith(`${prefix}takeover-`)) {
+      // A claim on a record that is no longer the lock's (ours is): stale once its owner is gone.
+      const claim = readText(join(dirname(path), name));
+      if (claim !== undefined && !describeHolder(claim).alive) rmSync(join(dirname(path), name), { force: true });
+      continue;
+    }
+    const match = /^(\d+)\.[0-9a-f]{8}\.tmp(?:\.\d+\.r)?$/.exec(name.slice(prefix.length));
+    if (match === null || Number(match[1]) === process.pid || isPidRunning(Number(match[1]))) continue;
+    rmSync(join(dirname(path), name), { force: true });
+  }
+}
+
+function isPidRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
+  const stat = procStat(pid);
+  return stat === undefined || (stat !== null && stat.state !== 'Z' && stat.state !== 'X' && stat.state !== 'x');
 }
 
 function heldLock(path: string, content: string): LockFile {

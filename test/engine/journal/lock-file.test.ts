@@ -80,6 +80,20 @@ describe('journal lock', () => {
     expect(readLockHolder(path)).toBeUndefined();
   });
 
+  it('removes the records and claims of contenders killed mid-acquisition once it holds the lock, never a live one\'s', () => {
+    const path = join(dir, 'session.lock');
+    const dead = spawnSync('true').pid;
+    const record = (pid: number): string => `${JSON.stringify({ pid, hostname: hostname(), boot_id: null, start_time: null, acquired_at: 'x', token: 't' })}\n`;
+    const leftovers = [`session.lock.${dead}.0a1b2c3d.tmp`, `session.lock.${dead}.0a1b2c3d.tmp.0.r`, 'session.lock.takeover-0123456789abcdef'];
+    for (const name of leftovers) writeFileSync(join(dir, name), record(dead));
+    const live = `session.lock.${process.ppid}.deadbeef.tmp`;
+    writeFileSync(join(dir, live), record(process.ppid));
+    const lock = acquireLock(path);
+    for (const name of leftovers) expect(existsSync(join(dir, name)), name).toBe(false);
+    expect(existsSync(join(dir, live))).toBe(true);
+    lock.release();
+  });
+
   it('refuses a lock held by a live process, naming its pid', async () => {
     child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     await new Promise((resolve) => child!.once('spawn', resolve));
