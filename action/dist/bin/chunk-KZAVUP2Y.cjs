@@ -1,0 +1,1 @@
+"use strict";var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;
