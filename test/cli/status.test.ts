@@ -33,6 +33,7 @@ describe('deflow status', () => {
     const emulator = await useFastEmulator({ jobs: { duration_ms: 2000 } });
     await runDurablyIn(dir, emulator, { concurrency: 1, journalHooks: dieAfterFirstIntent });
     const second = await runDurablyIn(dir, emulator);
+    // Clips are sent longest first: c2 (2.1 s) is the first intent, the one left unknown.
 
     const text = await status(dir, [second.outcome.runId]);
     expect(text.code).toBe(0);
@@ -42,7 +43,7 @@ describe('deflow status', () => {
     expect(out).toMatch(/transcribe\s+2\s+0\s+0\s+1\s+0\s+0\s+\$/);
     expect(out).toMatch(/speak\s+2\s+0\s+0\s+0\s+0\s+1\s+\$/);
     expect(out).toContain('unknown items (1): the service may or may not have created their jobs; deflow never submits them again unless --resubmit-unknown is given');
-    expect(out).toContain('  transcribe/clips/c0.mp3: intent journalled but no request_id');
+    expect(out).toContain('  transcribe/clips/c2.mp3: intent journalled but no request_id');
 
     const json = await status(dir, ['workflow.yaml', '--json']);
     const parsed = JSON.parse(json.io.stdoutText());
@@ -51,7 +52,7 @@ describe('deflow status', () => {
       expect.objectContaining({ step: 'transcribe', done: 2, unknown: 1 }),
       expect.objectContaining({ step: 'speak', done: 2, skipped: 1 }),
     ]);
-    expect(parsed.unknowns).toEqual([expect.objectContaining({ node: 'transcribe/clips/c0.mp3', request_id: null })]);
+    expect(parsed.unknowns).toEqual([expect.objectContaining({ node: 'transcribe/clips/c2.mp3', request_id: null })]);
   });
 
   it('shows the command that resumes an interrupted run, and finds runs by id or by workflow file', async () => {
