@@ -66,6 +66,25 @@ async function runClips(dir: string, statusRpm: number | null, clock: EventClock
 }
 
 describe('polls placed from each job\'s input size (scale_by_input)', () => {
+  it('short jobs of inputs that differ widely are noticed within seconds, not held for the search (jobs of 0.1 s whatever the clip)', async () => {
+    const dir = await workspace();
+    const clock = createEventClock();
+    onTestFinished(() => clock.close());
+    const emulator = await useEmulator({
+      clock,
+      config: { balance: 1_000_000, rate_limits: { generation: { rpm: 300, rpd: null }, jobs_status: null }, jobs: { duration_ms: 100, jitter: 0, scale_by_input: false } },
+    });
+    const client = new DeapiClient({ apiKey: emulator.keys.api, baseUrl: emulator.url, clock, dispatcher: clock.dispatcher, governor: new GatedGovernor({ clock }) });
+    onTestFinished(() => client.close());
+    const run = await runIn(dir, emulator, { client, clock });
+    expect(run.outcome.counts).toMatchObject({ done: LENGTHS.length, failed: 0 });
+    const jobs = new Map(emulator.jobs().map((j) => [j.request_id, j]));
+    const late = run.of('item-downloading').map((e) => e.ts - Date.parse(jobs.get(e.requestId)!.finished_at!));
+    // Held for the search, the jobs started with the scouts waited out the poller's longest
+    // delay (120 s) once the scouts came back done: the search never ended.
+    expect(Math.max(...late)).toBeLessThanOrEqual(5000);
+  });
+
   it('with the status pool unthrottled, notices a finished job within 2 s at the median and 5 s at the 90th percentile, for at most 4 status requests per job', async () => {
     const dir = await workspace();
     const { late, statusPerJob, http429 } = await runClips(dir, null);

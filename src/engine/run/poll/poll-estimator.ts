@@ -116,6 +116,9 @@ const SCOUTS = SCOUT_ENDS;
 /** Jobs found running without progress before the early first polls stop. */
 const SILENT_JOBS_BEFORE_TRACKING = 3;
 
+/** A measured job held for the search polls no later than this many times its scaled estimate. */
+const HOLD_BOUND = 2;
+
 /** A key's estimate as one run leaves it for the next (poll-memory.ts). */
 export interface LearnedKey {
   readonly key: string;
@@ -175,8 +178,9 @@ export class PollEstimator {
       return this.clamp((track.estimate / 5) * scale);
     }
     // Measured jobs wait for the scouts (whenSettled wakes them): a prior scaled by a job's size
-    // is a guess per job, and a whole batch polled on it pays a second poll each.
-    return holdWhileSearching && track.searching ? this.maxDelayMs : this.clamp(track.estimate * scale);
+    // is a guess per job, and a whole batch polled on it pays a second poll each. They wait no
+    // longer than twice that guess, and a scout found done early wakes them sooner (wakeHeld).
+    return this.clamp(track.estimate * scale * (holdWhileSearching && track.searching ? HOLD_BOUND : 1));
   }
 
   /** The estimate for `key` (ms), used to size concurrency. */
@@ -201,6 +205,13 @@ export class PollEstimator {
       waiters.push(resolve);
       this.searchWaiters.set(key, waiters);
     });
+  }
+
+  /** Wakes the first polls waiting for `key`'s search without ending it (they poll at once). */
+  private wakeHeld(key: string): void {
+    const waiters = this.searchWaiters.get(key);
+    this.searchWaiters.delete(key);
+    for (const wake of waiters ?? []) wake();
   }
 
   private endSearch(track: Track): void {
@@ -232,6 +243,9 @@ export class PollEstimator {
         // fifth of the shorter estimate (a job found done tells no duration, only a bound).
         track.estimate = Math.min(track.estimate, elapsedMs * 2);
         track.scouts = Math.max(0, track.scouts - 1);
+        // The jobs waiting for the search may well be done too: they poll now, not at a bound
+        // planned on the longer prior (short jobs would otherwise wait it out).
+        this.wakeHeld(track.key);
         return;
       }
       this.see(track, elapsedMs, true);
