@@ -85,6 +85,9 @@ try {
     bundle: true,
     splitting: true,
     chunkNames: 'chunk-[hash]',
+    // A chunk's name hashes its modules' paths: node_modules seen through a symlink (a build in
+    // another folder) keeps the paths, and so the names, of a build in the repository.
+    preserveSymlinks: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
