@@ -27,3 +27,21 @@ export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
 }
+
+/** The benches' transcribe-then-speak workflow over `clips/*.mp3`, named `name`. */
+export function transcribeThenSpeakWorkflow(name: string): string {
+  return [
+    'version: 1',
+    `name: ${name}`,
+    'steps:',
+    '  transcribe:',
+    '    task: audio.transcribe',
+    '    for_each: { glob: "clips/*.mp3" }',
+    '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
+    '  speak:',
+    '    task: audio.speech',
+    '    for_each: transcribe',
+    '    with: { text: "${{ steps.transcribe.text }}", model: Kokoro, voice: af_sky, lang: en-us }',
+    '',
+  ].join('\n');
+}

@@ -48,7 +48,7 @@ import { GatedGovernor } from '../src/engine/run/submit-gate.js';
 import { startWebhookHints } from '../src/engine/webhooks/webhook-hints.js';
 import { validateWorkflow } from '../src/workflow/validate/validate-workflow.js';
 import { linkBenchSchemas } from './_bench-schemas.js';
-import { printTable, readNumberArg, round } from './_bench-util.js';
+import { printTable, readNumberArg, round, transcribeThenSpeakWorkflow } from './_bench-util.js';
 import { anchoredClock, anchorNow, type ClockAnchor, type ChildReport, ownUsage, runChild } from './_child-process.js';
 import { createFairClient, DeadlinePassed } from './_fair-client.js';
 
@@ -318,20 +318,7 @@ async function prepareWorkspace(dir: string, n: number, varied = false): Promise
     await writeFile(made, makeMp3(seconds), { flag: 'w' });
     await link(made, target);
   }
-  const workflow = [
-    'version: 1',
-    'name: bench-pipeline',
-    'steps:',
-    '  transcribe:',
-    '    task: audio.transcribe',
-    '    for_each: { glob: "clips/*.mp3" }',
-    '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-    '  speak:',
-    '    task: audio.speech',
-    '    for_each: transcribe',
-    '    with: { text: "${{ steps.transcribe.text }}", model: Kokoro, voice: af_sky, lang: en-us }',
-    '',
-  ].join('\n');
+  const workflow = transcribeThenSpeakWorkflow('bench-pipeline');
   await writeFile(join(dir, 'pipeline.yaml'), workflow);
 }
 

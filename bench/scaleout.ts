@@ -36,7 +36,7 @@ import { runWorkflow } from '../src/engine/run-workflow.js';
 import { GatedGovernor } from '../src/engine/run/submit-gate.js';
 import { validateWorkflow } from '../src/workflow/validate/validate-workflow.js';
 import { linkBenchSchemas } from './_bench-schemas.js';
-import { printTable, readNumberArg, round } from './_bench-util.js';
+import { printTable, readNumberArg, round, transcribeThenSpeakWorkflow } from './_bench-util.js';
 import { anchoredClock, anchorNow, type ClockAnchor, ownUsage } from './_child-process.js';
 import { lowerBoundS } from './pipeline.js';
 
@@ -283,20 +283,7 @@ function spawnRole(payload: Payload): Spawned {
 async function prepareWorkspace(dir: string, n: number, parts: number): Promise<void> {
   const source = join(dir, 'clip.mp3');
   await writeFile(source, makeMp3(3));
-  const workflow = [
-    'version: 1',
-    'name: bench-scaleout',
-    'steps:',
-    '  transcribe:',
-    '    task: audio.transcribe',
-    '    for_each: { glob: "clips/*.mp3" }',
-    '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-    '  speak:',
-    '    task: audio.speech',
-    '    for_each: transcribe',
-    '    with: { text: "${{ steps.transcribe.text }}", model: Kokoro, voice: af_sky, lang: en-us }',
-    '',
-  ].join('\n');
+  const workflow = transcribeThenSpeakWorkflow('bench-scaleout');
   const folders = ['all', ...Array.from({ length: parts }, (_, i) => `part${i}`)];
   for (const folder of folders) {
     await mkdir(join(dir, folder, 'clips'), { recursive: true });

@@ -48,7 +48,7 @@ import { runDurablyWith } from '../src/engine/run-durably.js';
 import { GatedGovernor } from '../src/engine/run/submit-gate.js';
 import { validateWorkflow } from '../src/workflow/validate/validate-workflow.js';
 import { linkBenchSchemas } from './_bench-schemas.js';
-import { median, printTable, readNumberArg, round } from './_bench-util.js';
+import { median, printTable, readNumberArg, round, transcribeThenSpeakWorkflow } from './_bench-util.js';
 
 /** The repository (dist-bench/bench/startup.js is two levels down). */
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
@@ -279,20 +279,7 @@ async function otelScriptsLoaded(node: string, args: readonly string[], cwd: str
 async function prepareClips(dir: string, n: number): Promise<void> {
   await mkdir(join(dir, 'clips'), { recursive: true });
   for (let i = 0; i < n; i++) await writeFile(join(dir, 'clips', `c${String(i).padStart(5, '0')}.mp3`), makeMp3(20 + ((i * 37) % 101)));
-  const workflow = [
-    'version: 1',
-    'name: bench-startup-clips',
-    'steps:',
-    '  transcribe:',
-    '    task: audio.transcribe',
-    '    for_each: { glob: "clips/*.mp3" }',
-    '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-    '  speak:',
-    '    task: audio.speech',
-    '    for_each: transcribe',
-    '    with: { text: "${{ steps.transcribe.text }}", model: Kokoro, voice: af_sky, lang: en-us }',
-    '',
-  ].join('\n');
+  const workflow = transcribeThenSpeakWorkflow('bench-startup-clips');
   await writeFile(join(dir, 'pipeline.yaml'), workflow);
 }
 
