@@ -8,11 +8,12 @@
  *   jitter) and sends again, at most 8 times;
  * - it polls each job every 2 s until `done` or `error`;
  * - uploads stream from disk (`fs.openAsBlob`), over undici `fetch`.
- * All waits are on the benchmark's (virtual) clock.
+ * All waits are on the benchmark's (virtual) clock; on a discrete-event clock its requests go
+ * through the clock's dispatcher, as deflow's do.
  */
 import { openAsBlob } from 'node:fs';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { FormData, fetch } from 'undici';
+import { type Dispatcher, FormData, fetch } from 'undici';
 import type { Clock } from '../src/common/clock.js';
 
 export interface FairClientOptions {
@@ -24,6 +25,8 @@ export interface FairClientOptions {
   readonly pollMs?: number;
   /** Stops waiting (and sending) once the clock passes this (virtual epoch ms). */
   readonly deadline?: number;
+  /** The HTTP dispatcher (a discrete-event clock's, which holds time still while a request is out); undici's global one by default. */
+  readonly dispatcher?: Dispatcher;
 }
 
 /** A form field: a string, or a file on disk. */
@@ -60,7 +63,7 @@ export function createFairClient(options: FairClientOptions): FairClient {
       let text: string;
       let retryAfter: string | null;
       try {
-        const response = await fetch(`${options.baseUrl}${path}`, { ...rest, headers: { ...headers, ...extra } });
+        const response = await fetch(`${options.baseUrl}${path}`, { ...rest, headers: { ...headers, ...extra }, ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) });
         status = response.status;
         retryAfter = response.headers.get('retry-after');
         text = await response.text();

@@ -1,0 +1,126 @@
+/**
+ * The scaled cells of the pipeline benchmark (`npm run bench -- pipeline --scaled`): jobs whose
+ * duration grows with their input (`scale_by_input: true`: a transcription lasts 30 s per minute
+ * of audio, a speech 10 s per 500 characters, ± 30 %), clips of 20-120 s, 20 submissions a
+ * minute per submission pool, the status pool at 60 a minute or unthrottled; deflow against the
+ * fair client at p-limit 32, each `--repeat` times (3) against a fresh emulator and a fresh state
+ * folder, medians reported.
+ *
+ * Two clocks (`--clock`):
+ * - `event` (the default): the emulator and the client in this process on a discrete-event clock
+ *   (bench/_event-clock.ts): virtual time stands still while a request is out or a file is being
+ *   read, so the figures are the schedulers' and pollers' alone, whatever the machine's load.
+ *   Run r of every client uses the emulator's seed r (the same jitter draws); peak RSS and CPU
+ *   are then the process's, emulator included.
+ * - `scaled`: the client in a child process on a wall clock scaled by `--time-scale` (20), as
+ *   the fixed cells run: every real millisecond of either client's CPU counts `time-scale`
+ *   virtual ones, so machine load inflates × bound for both.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EmulatorConfigInput } from '../src/emulator/config/config.js';
+import { startEmulator } from '../src/emulator/start-emulator.js';
+import { printTable, readNumberArg } from './_bench-util.js';
+import { ownUsage } from './_child-process.js';
+import { createEventClock } from './_event-clock.js';
+import { prepareWorkspace, runDeflow, runFair } from './_pipeline-clients.js';
+import { figures, medianFigures, type PipelineFigures, type PoolRates } from './_pipeline-figures.js';
+
+export type ClientName = 'deflow' | 'fair8' | 'fair32';
+
+/** One scaled cell: status requests a minute, or null (unthrottled). */
+export interface ScaledCell {
+  readonly statusRpm: number | null;
+  /** The emulator's seed (its jitter draws). */
+  readonly seed?: number;
+}
+
+const SCALED_RPM = 20;
+const SCALED_D1_MS = 30_000;
+const SCALED_D2_MS = 10_000;
+
+/** The emulator of a scaled cell (no time scale: the caller's clock sets it). */
+export function scaledEmulatorConfig(cell: ScaledCell): EmulatorConfigInput {
+  return {
+    rate_limits: {
+      endpoints: { 'audio/transcriptions': { rpm: SCALED_RPM, rpd: null }, 'audio/speech': { rpm: SCALED_RPM, rpd: null } },
+      jobs_status: cell.statusRpm === null ? null : { rpm: cell.statusRpm },
+    },
+    balance: 1_000_000,
+    jobs: { durations: { 'audio/transcriptions': SCALED_D1_MS, 'audio/speech': SCALED_D2_MS }, jitter: 0.3, scale_by_input: true },
+    ...(cell.seed === undefined ? {} : { seed: cell.seed }),
+  };
+}
+
+export function scaledRates(cell: ScaledCell): PoolRates {
+  return { transcribe: SCALED_RPM, speak: SCALED_RPM, status: cell.statusRpm ?? Number.POSITIVE_INFINITY, transcribePerDay: null };
+}
+
+/** One run of `client` on the discrete-event clock, emulator in this process. */
+async function runOnEventClock(client: ClientName, n: number, dir: string, cell: ScaledCell): Promise<PipelineFigures> {
+  const clock = createEventClock();
+  const emulator = await startEmulator({ clock, config: scaledEmulatorConfig(cell) });
+  try {
+    const run = { url: emulator.url, apiKey: emulator.keys.api, dir, clock, dispatcher: clock.dispatcher, deadline: null, webhooks: false };
+    const before = ownUsage();
+    const report = client === 'deflow' ? await runDeflow(run) : await runFair(run, client === 'fair8' ? 8 : 32);
+    const after = ownUsage();
+    return await figures(emulator.url, n, { ...report, peak_rss_mb: after.peak_rss_mb, cpu_ms: after.cpu_ms - before.cpu_ms }, scaledRates(cell));
+  } finally {
+    await emulator.close();
+    await clock.close();
+  }
+}
+
+const list = (args: readonly string[], name: string, fallback: string): string[] => {
+  const i = args.indexOf(`--${name}`);
+  return (i >= 0 ? (args[i + 1] ?? '') : fallback).split(',').filter((s) => s !== '');
+};
+
+/** Runs one client of a scaled cell in a child process on the scaled wall clock. */
+export type ScaledWallClockRun = (client: ClientName, n: number, dir: string, cell: ScaledCell, timeScale: number) => Promise<PipelineFigures>;
+
+/** The scaled cells; `onWallClock` runs a client with `--clock scaled`. */
+export async function runScaled(args: string[], onWallClock: ScaledWallClockRun): Promise<Record<string, unknown>> {
+  const clockMode = list(args, 'clock', 'event')[0];
+  if (clockMode !== 'event' && clockMode !== 'scaled') throw new Error(`--clock: expected event or scaled, got ${clockMode}`);
+  const timeScale = clockMode === 'event' ? null : readNumberArg(args, 'time-scale', 20);
+  const repeat = readNumberArg(args, 'repeat', 3);
+  const sizes = list(args, 'n', '60,200').map(Number);
+  const statuses = list(args, 'status', '60,none').map((s) => (s === 'none' ? null : Number(s)));
+  const clients = list(args, 'clients', 'deflow,fair32').filter((c): c is ClientName => c === 'deflow' || c === 'fair8' || c === 'fair32');
+  const rows: (string | number)[][] = [];
+  const cells: Record<string, unknown>[] = [];
+  for (const n of sizes) {
+    const dir = await mkdtemp(join(tmpdir(), 'deflow-bench-pipeline-'));
+    try {
+      await prepareWorkspace(dir, n, true);
+      for (const statusRpm of statuses) {
+        const cell: Record<string, unknown> = { n, status_rpm: statusRpm, clock: clockMode, ...(timeScale === null ? {} : { time_scale: timeScale }), runs: repeat };
+        for (const client of clients) {
+          const runs: PipelineFigures[] = [];
+          for (let r = 0; r < repeat; r++) {
+            runs.push(timeScale === null ? await runOnEventClock(client, n, dir, { statusRpm, seed: r + 1 }) : await onWallClock(client, n, dir, { statusRpm }, timeScale));
+          }
+          const f = medianFigures(runs);
+          cell[client] = { ...f, each_vs_bound: runs.map((x) => x.vs_bound) };
+          const status = statusRpm === null ? 'none' : `${statusRpm}/min`;
+          rows.push([n, status, client, f.makespan_s, f.lower_bound_s, f.vs_bound, f.http_429, f.status_per_job, `${f.notice_p50_s ?? ''} / ${f.notice_p90_s ?? ''}`, `${f.hand_off_p50_s ?? ''} / ${f.hand_off_p90_s ?? ''}`, `${f.transcribe_pool?.idle_s ?? ''} / ${f.speak_pool?.idle_s ?? ''}`]);
+          process.stdout.write(`  scaled n=${n} status ${status} ${client}: ${f.vs_bound} × bound (${runs.map((x) => x.vs_bound).join(', ')}), ${f.http_429} 429s, ${f.status_per_job} status/job, noticed ${f.notice_p50_s} s / ${f.notice_p90_s} s\n`);
+        }
+        const deflow = cell['deflow'] as PipelineFigures | undefined;
+        const fair = cell['fair32'] as PipelineFigures | undefined;
+        if (deflow && fair) cell['shorter_than_fair_pct'] = Math.round((1 - deflow.makespan_s / fair.makespan_s) * 1000) / 10;
+        cells.push(cell);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  process.stdout.write(
+    `pipeline --scaled (${clockMode === 'event' ? 'discrete-event clock' : `wall clock × ${timeScale}`}): clips of 20-120 s, transcribe ${SCALED_D1_MS / 1000} s per minute of audio → speak ${SCALED_D2_MS / 1000} s per 500 characters (± 30 %), ${SCALED_RPM} a minute per submission pool; medians of ${repeat}\n`,
+  );
+  printTable(['n', 'status pool', 'client', 'makespan s', 'bound s', 'x bound', '429s', 'status/job', 'notice p50/p90 s', 'hand-off p50/p90 s', 'idle s tr/sp'], rows);
+  return { scaled: true, clock: clockMode, d1_s_per_minute: SCALED_D1_MS / 1000, d2_s_per_500_chars: SCALED_D2_MS / 1000, jitter: 0.3, submission_rpm: SCALED_RPM, cells };
+}
