@@ -88,6 +88,7 @@ describe('RunReportBuilder', () => {
       error: null,
       skip_reason: null,
       skip_kind: null,
+      adopted: false,
       attempts: 1,
     });
     expect(transcribe?.items[1]).toMatchObject({

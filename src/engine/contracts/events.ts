@@ -130,6 +130,8 @@ export type RunEvent =
       readonly cached: boolean;
       /** Done in an earlier session of the run (its cost was charged then). */
       readonly earlier?: boolean;
+      /** Done in an earlier session, its job adopted there (its submission's answer was lost; a webhook delivery named the item). */
+      readonly adopted?: true;
       readonly outputs: readonly string[];
       readonly startedAt: number;
     }

@@ -11,6 +11,8 @@ export type SeedNode =
       readonly outputs: readonly string[];
       /** Clock ms when it was done (its cost was charged then). */
       readonly doneAt?: number;
+      /** Its job was adopted: its submission's answer was lost and a webhook delivery named the item. */
+      readonly adopted?: boolean;
     }
   | {
       readonly state: 'submitted';
@@ -24,6 +26,8 @@ export type SeedNode =
       readonly paid?: { readonly cost: number | null };
       /** Clock ms when the earlier session journalled the job as accepted (its first poll is due from then). */
       readonly submittedAt?: number | null;
+      /** Its job was adopted: its submission's answer was lost and a webhook delivery named the item. */
+      readonly adopted?: boolean;
     }
   /** Paid in an earlier session, its result lost for good: reported as such. */
   | { readonly state: 'unsaved'; readonly step: string; readonly k: number; readonly requestId: string; readonly error: EventError }

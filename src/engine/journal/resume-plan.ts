@@ -152,7 +152,7 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
     switch (node.phase) {
       case 'done': {
         const record = node.last as RecordOf<'done'>;
-        done.push({ order: step.order, seed: { state: 'done', step: step.id, k, result: toNodeResult(record, step.task.resultKind), outputs: record.outputs, doneAt: record.ts } });
+        done.push({ order: step.order, seed: { state: 'done', step: step.id, k, result: toNodeResult(record, step.task.resultKind), outputs: record.outputs, doneAt: record.ts, ...(node.adopted ? { adopted: true } : {}) } });
         counts.done++;
         if (node.attempt === 0 && node.cacheKey !== null) counts.cached++;
         break;
@@ -180,7 +180,7 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
         break;
       }
       case 'submitted':
-        polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId!, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey, submittedAt: node.submittedAt });
+        polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId!, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey, submittedAt: node.submittedAt, ...(node.adopted ? { adopted: true } : {}) });
         counts.submitted++;
         break;
       case 'timed-out':
@@ -190,14 +190,14 @@ export function planResume(run: ReplayedRun, options: PlanResumeOptions): Resume
           break;
         }
         // Its job may still finish (and be charged): polled first, its result adopted.
-        polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId!, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey, submittedAt: node.submittedAt });
+        polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId!, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey, submittedAt: node.submittedAt, ...(node.adopted ? { adopted: true } : {}) });
         counts.submitted++;
         counts.timedOut++;
         break;
       case 'unknown':
         if (node.requestId !== null) {
           // Its job exists (only its status could not be read): poll it again.
-          polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey, submittedAt: node.submittedAt });
+          polled.push({ state: 'submitted', step: step.id, k, requestId: node.requestId, attempt: Math.max(1, node.attempt), cacheKey: node.cacheKey, submittedAt: node.submittedAt, ...(node.adopted ? { adopted: true } : {}) });
           counts.submitted++;
           break;
         }

@@ -288,22 +288,22 @@ export class RunState {
    * A node done in an earlier session of the run (resume): shown with what it cost then (so
    * reports add up over every session), not recorded again. `doneAt`: when it was done.
    */
-  seedDone(id: number, result: NodeResult, outputs: readonly string[], doneAt?: number): void {
+  seedDone(id: number, result: NodeResult, outputs: readonly string[], doneAt?: number, adopted = false): void {
     this.status[id] = NODE.done;
     this.live.delete(id);
     this.counts.done++;
     const ts = doneAt ?? this.clock.now();
     const node = strip(this.node(id));
-    this.sink({ type: 'item-done', ts, node, requestId: result.requestId, cost: result.cost ?? 0, quotedCost: this.quotedOf(id), cached: false, earlier: true, outputs, startedAt: ts });
+    this.sink({ type: 'item-done', ts, node, requestId: result.requestId, cost: result.cost ?? 0, quotedCost: this.quotedOf(id), cached: false, earlier: true, outputs, startedAt: ts, ...(adopted ? { adopted: true as const } : {}) });
   }
 
   /** A job submitted by an earlier run, still to be polled (`paid`: done and paid for, its result to fetch again). */
-  seedSubmitted(id: number, attempt: number, requestId: string, paid = false): void {
+  seedSubmitted(id: number, attempt: number, requestId: string, paid = false, adopted = false): void {
     if (paid) this.paidIds.add(id);
     this.status[id] = NODE.running;
     this.requestIds.set(id, requestId);
     this.attempts[id] = Math.min(255, attempt);
-    this.sink({ type: 'item-submitted', ts: this.clock.now(), node: strip(this.node(id)), requestId, attempt, quotedCost: this.quotedOf(id) });
+    this.sink({ type: 'item-submitted', ts: this.clock.now(), node: strip(this.node(id)), requestId, attempt, quotedCost: this.quotedOf(id), ...(adopted ? { adopted: true as const } : {}) });
   }
 
   /** A node that failed for good in an earlier session (not retryable): not run again. */

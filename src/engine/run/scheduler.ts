@@ -99,7 +99,7 @@ export class Scheduler {
       const id = graph.nodeIndex(seed.step, seed.k);
       if (seed.state === 'done') {
         this.ctx.results.put(id, seed.result, countReaders(this.ctx, id));
-        state.seedDone(id, seed.result, seed.outputs, seed.doneAt);
+        state.seedDone(id, seed.result, seed.outputs, seed.doneAt, seed.adopted === true);
         this.readyDependents(id);
       } else if (seed.state === 'unknown' && adoptable(seed) !== null && this.ctx.webhooks?.adopt !== undefined && this.runners.adopt !== undefined) {
         // Its job may yet be named by a delivery (a retry of one an earlier session missed).
@@ -124,7 +124,7 @@ export class Scheduler {
         // Paid for, carried into a new run whose upstream results are not in yet: fetched once they are.
         state.seedPaid(id, seed.requestId);
       } else {
-        state.seedSubmitted(id, seed.attempt, seed.requestId, seed.paid !== undefined);
+        state.seedSubmitted(id, seed.attempt, seed.requestId, seed.paid !== undefined, seed.adopted === true);
         this.launch(id, () => this.runners.resume(this.ctx, id, seed.requestId, seed.attempt, seed.cacheKey ?? null, seed.submittedAt ?? null));
         // Turns after the 1st, 2nd, 4th, … 32nd and then every 32nd: the first request goes out
         // (its connection opens, then it is written) while the others are still being prepared.

@@ -106,6 +106,7 @@ function renderCase(workflow: string, stepId: string, item: ReportItem, runStatu
   const out: string[] = [];
   if (item.request_id !== null) out.push(`request_id: ${item.request_id}`);
   if (item.cached) out.push('cached: true');
+  if (item.adopted) out.push("adopted: true (the submission's answer was lost; a signed webhook delivery naming the item told its job, which was kept and charged once, never submitted again)");
   if (item.status === 'unsaved') out.push('state: paid, not saved (a re-run fetches the result again; it is never paid again)');
   if (item.status === 'timed-out') out.push('state: timed out (the job still runs at the service and is charged when it ends; the next run polls it and adopts its result, never submits it again unless --resubmit-timed-out)');
   for (const output of item.outputs) out.push(`output: ${output}`);

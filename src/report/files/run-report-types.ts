@@ -62,6 +62,12 @@ export interface ReportItem {
   readonly skip_kind: SkipKind | null;
   /** Submissions made for this item (0 when cached or never submitted). */
   readonly attempts: number;
+  /**
+   * Its submission's answer was lost and a verified webhook delivery naming the item told its
+   * job: adopted (journalled, polled, saved, charged once), never submitted again
+   * (docs/running.md, "Adopted items"). In this session or an earlier one of the run.
+   */
+  readonly adopted: boolean;
 }
 
 export interface ReportCounts {

@@ -250,6 +250,9 @@ export class RunReportBuilder implements RunReportSource {
     if (step.status[index] === STATUS.pending) step.setStatus(index, STATUS.running);
     step.requestIds[index] = event.requestId;
     step.attempts[index] = Math.max(step.attempts[index]!, event.attempt);
+    // A later submission of the item (a retry) is its own job, not the adopted one.
+    if (event.adopted === true) step.adopted.add(index);
+    else step.adopted.delete(index);
     if (event.quotedCost !== null) step.quoted[index] = event.quotedCost;
     if (Number.isNaN(step.startedAt[index]!)) step.startedAt[index] = event.ts;
   }
@@ -258,6 +261,7 @@ export class RunReportBuilder implements RunReportSource {
     const { step, index } = this.locate(event.node);
     this.settle(step, index, STATUS.done, event.ts, event.startedAt);
     step.setCached(index, event.cached);
+    if (event.adopted === true) step.adopted.add(index);
     step.actual[index] = event.cost;
     if (event.quotedCost !== null) step.quoted[index] = event.quotedCost;
     if (event.requestId !== null) step.requestIds[index] = event.requestId;

@@ -25,6 +25,8 @@ export class StepRecord {
   readonly outputs: (readonly string[] | undefined)[] = [];
   readonly errors = new Map<number, EventError>();
   readonly skipReasons = new Map<number, string>();
+  /** Items whose job was adopted (its submission's answer lost, a webhook delivery named it). */
+  readonly adopted = new Set<number>();
   /** Why each skipped item was skipped. */
   readonly skipKinds = new Map<number, SkipKind>();
   /** Items per status code, kept in step with `status`. */
@@ -160,6 +162,7 @@ export class StepRecord {
       skip_reason: this.skipReasons.get(index) ?? null,
       skip_kind: this.status[index] === STATUS.skipped ? (this.skipKinds.get(index) ?? null) : null,
       attempts: this.attempts[index]!,
+      adopted: this.adopted.has(index),
     };
   }
 }

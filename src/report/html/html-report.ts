@@ -37,6 +37,7 @@ export function renderHtmlReport(model: TimelineModel, options: HtmlReportOption
     `<section id="timeline"><h2>Timeline</h2>${legend()}<div class="scroll">${renderTimelineSvg(model)}</div>`,
     `<p class="note">Times from the start of the run on its clock (virtual when the run used the emulator). Steps of more than ${LANE_LIMIT} jobs are drawn as one aggregated lane: bars count the jobs at the service or downloading over time, the dashed grey line the jobs queued (on its own scale), the green line rises with the share done.</p></section>`,
     failures(model),
+    adopted(model),
     `<script>${SCRIPT}</script>`,
     '</body></html>',
     '',
@@ -57,12 +58,13 @@ function header(model: TimelineModel): string {
 }
 
 function totals(model: TimelineModel): string {
-  const counts = { jobs: 0, done: 0, cached: 0, failed: 0, timedOut: 0, skipped: 0, unknown: 0, unfinished: 0 };
+  const counts = { jobs: 0, done: 0, cached: 0, failed: 0, timedOut: 0, skipped: 0, unknown: 0, unfinished: 0, adopted: 0 };
   let actual = 0;
   for (const step of model.steps) {
     actual += step.costActual;
     for (const job of step.jobs.values()) {
       counts.jobs++;
+      if (job.adopted) counts.adopted++;
       if (job.outcome === 'done') counts.done++;
       else if (job.outcome === 'cached') counts.cached++;
       else if (job.outcome === 'failed') counts.failed++;
@@ -90,6 +92,7 @@ function totals(model: TimelineModel): string {
     counts.unknown > 0 ? card('unknown', String(counts.unknown), 'bad') : '',
     counts.timedOut > 0 ? card('timed out', String(counts.timedOut), 'bad') : '',
     counts.unfinished > 0 ? card('unfinished', String(counts.unfinished), 'warn') : '',
+    counts.adopted > 0 ? card('adopted', String(counts.adopted), 'ok') : '',
     // The engine's figure when the run said it (the one the summary line and report.json state).
     card('spent', formatCost(Number.isNaN(model.spent) ? actual : model.spent)),
     card('quote', quoted.replace(/^quoted /, '')),
@@ -139,6 +142,27 @@ function failures(model: TimelineModel): string {
   const more = model.failures.length > shown.length ? `<p class="note">and ${model.failures.length - shown.length} more (see <code>deflow status</code> or the run report).</p>` : '';
   return [
     `<section id="failures"><h2>Failures (${model.failures.length})</h2><table><thead><tr><th>step</th><th class="n">item</th><th>key</th><th>outcome</th><th>code</th><th>reason</th><th class="n">at</th></tr></thead><tbody>`,
+    ...rows,
+    `</tbody></table>${more}</section>`,
+  ].join('');
+}
+
+/** Items whose submission answer was lost and whose job a webhook delivery named: adopted, not paid twice. */
+function adopted(model: TimelineModel): string {
+  const rows: string[] = [];
+  let total = 0;
+  for (const step of model.steps) {
+    for (const job of step.jobs.values()) {
+      if (!job.adopted) continue;
+      total++;
+      if (rows.length < FAILURES_SHOWN) rows.push(`<tr class="adopted"><td>${esc(step.id)}</td><td class="n">${job.index}</td><td>${esc(job.key)}</td><td>${esc(job.outcome)}</td></tr>`);
+    }
+  }
+  if (total === 0) return '';
+  const more = total > rows.length ? `<p class="note">and ${total - rows.length} more (see <code>deflow status</code> or the run report).</p>` : '';
+  return [
+    `<section id="adopted"><h2>Adopted (${total})</h2><p class="note">Their submission's answer was lost; a signed webhook delivery naming the item told its job, which was adopted: polled, saved and charged once, never submitted again.</p>`,
+    '<table><thead><tr><th>step</th><th class="n">item</th><th>key</th><th>outcome</th></tr></thead><tbody>',
     ...rows,
     `</tbody></table>${more}</section>`,
   ].join('');

@@ -25,6 +25,8 @@ export interface TimelineJob {
   readonly retries: number[];
   cost: number;
   quoted: number | null;
+  /** Its job was adopted: its submission's answer was lost and a webhook delivery named the item (docs/running.md). */
+  adopted: boolean;
 }
 
 export interface TimelineStep {
@@ -155,6 +157,11 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
         if (Number.isNaN(j.submitted)) j.submitted = ts;
         j.attempts++;
         j.outcome = 'running';
+        if (event['adopted'] === true) {
+          j.adopted = true;
+          // The item an earlier session left unknown has its job now: no longer a failure.
+          failures.delete(`${nodeStep(event)}\0${j.index}`);
+        }
         noteQuote(j, event, stepById);
         break;
       }
@@ -176,6 +183,7 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
         const step = stepById.get(nodeStep(event))!;
         j.end = ts;
         j.outcome = event['cached'] === true ? 'cached' : 'done';
+        if (event['adopted'] === true) j.adopted = true;
         if (Number.isNaN(j.submitted) && !earlier && j.outcome === 'done') j.submitted = num(event['started_at']);
         setCost(step, j, num(event['cost']) || 0);
         noteQuote(j, event, stepById);
@@ -281,6 +289,7 @@ function job(event: LoggedEvent, steps: Map<string, TimelineStep>, ordered: Time
       retries: [],
       cost: 0,
       quoted: null,
+      adopted: false,
     };
     step.jobs.set(index, found);
   }
