@@ -130,10 +130,10 @@ endGroup();
 
 if (command === 'run') {
   const report = join(out, 'run.json');
-  group(`deflow run ${workflow}`);
-  // Progress on stderr: a line when something changed (done/total, spend, ETA), every 30 s at the least.
+  // Not in a group of ours: deflow folds each workflow step's summary into its own group as the
+  // step ends (the runner does not nest groups), and its progress lines (done/total, spend,
+  // ETA; a line when something changed, every 30 s at the least) stay visible between them.
   const code = await deflow(['run', workflow, ...common, ...budget, '--report', report, '--junit', join(out, 'junit.xml'), '--html', join(out, 'report.html')]);
-  endGroup();
   const parsed = readJson(report);
   // deflow run writes its own step summary and annotations when GITHUB_ACTIONS is true.
   setOutputs({ cost: parsed?.totals?.cost_actual ?? '', 'quote-high': parsed?.quote?.high ?? '', report: parsed === null ? '' : report, 'exit-code': code });

@@ -83,9 +83,10 @@ describe("the action's inputs", () => {
     expect(failed.code).toBe(1);
   });
 
-  it('groups its log by step and puts deflow on the job PATH for later steps', async () => {
+  it('folds its inputs into a group and closes it before deflow runs (whose steps get groups of their own), and puts deflow on the job PATH for later steps', async () => {
     const result = await action({ workflow: 'w.yaml', command: 'run' });
-    expect(result.stdout.match(/^::(group::.+|endgroup::)$/gm)).toEqual(['::group::deflow: inputs', '::endgroup::', '::group::deflow run w.yaml', '::endgroup::']);
+    expect(result.stdout.match(/^::(group::.+|endgroup::)$/gm)).toEqual(['::group::deflow: inputs', '::endgroup::']);
+    expect(result.stdout.indexOf('::endgroup::')).toBeLessThan(result.stdout.indexOf('deflow run w.yaml'));
     expect(result.path.trim()).toBe(join(dir, 'temp', 'deflow-bin'));
     const shim = await readFile(join(dir, 'temp', 'deflow-bin', 'deflow'), 'utf8');
     expect(shim).toBe(`#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(dir, 'fake-cli.mjs'))} "$@"\n`);

@@ -6,6 +6,7 @@ import { PoolWaits } from '../files/pool-waits.js';
 import { RunTally } from '../files/run-tally.js';
 import { realTicker, type Ticker } from './ticker.js';
 import { RunEta } from './run-eta.js';
+import { GithubStepGroups } from '../ci/github-step-groups.js';
 
 /** Options for {@link HeartbeatRenderer}. */
 export interface HeartbeatOptions {
@@ -28,6 +29,12 @@ export interface HeartbeatOptions {
   readonly quietMs?: number;
   /** Real time, for the countdowns of waits (tests pass their own). @default Date.now */
   readonly realNow?: () => number;
+  /**
+   * In a GitHub Actions log: each workflow step's summary in a folded `::group::` block,
+   * written whole when the step settles; progress lines stay outside the blocks.
+   * @default false
+   */
+  readonly stepGroups?: boolean;
 }
 
 const PREFIX = '[deflow]';
@@ -52,6 +59,7 @@ export class HeartbeatRenderer implements EventRenderer {
   private readonly quietMs: number;
   private lastSignature: string | null = null;
   private sinceLine = 0;
+  private readonly groups: GithubStepGroups | null;
 
   constructor(
     private readonly stream: NodeJS.WritableStream,
@@ -63,13 +71,27 @@ export class HeartbeatRenderer implements EventRenderer {
     this.quietMs = options.quietMs ?? 30_000;
     this.waits = new PoolWaits(options.realNow);
     this.eta = new RunEta(options.realNow);
+    this.groups = options.stepGroups === true ? new GithubStepGroups() : null;
     if (!(this.intervalMs > 0)) throw new RangeError(`intervalMs must be a positive number, got ${String(options.intervalMs)}`);
   }
 
   handle(event: RunEvent): void {
-    this.tally.apply(event);
+    const step = this.tally.apply(event);
     this.waits.apply(event);
     this.eta.apply(event);
+    this.report(event);
+    if (this.groups === null) return;
+    const problem = event.type === 'item-failed' || event.type === 'item-unknown' || event.type === 'item-timed-out' ? `${event.type === 'item-unknown' ? '?' : '✗'} ${formatItemProblem(event)}` : undefined;
+    const block = this.groups.apply(event, step, problem);
+    // One write per block: nothing else can land inside it.
+    if (block !== undefined) this.stream.write(block);
+  }
+
+  async finish(): Promise<void> {
+    this.stop();
+  }
+
+  private report(event: RunEvent): void {
     switch (event.type) {
       case 'run-started': {
         const items = event.steps.reduce((sum, step) => sum + step.items, 0);
@@ -105,10 +127,6 @@ export class HeartbeatRenderer implements EventRenderer {
     }
   }
 
-  async finish(): Promise<void> {
-    this.stop();
-  }
-
   /** A progress line when something changed since the last one, or `quietMs` passed. */
   private tick(): void {
     this.sinceLine += this.intervalMs;
@@ -140,6 +158,8 @@ export class HeartbeatRenderer implements EventRenderer {
     if (this.ended) return;
     this.ended = true;
     this.stop();
+    // Steps that never settled (an interrupted or refused run) still get their block.
+    for (const block of this.groups?.rest(this.tally.steps) ?? []) this.stream.write(block);
     this.line(formatFinalSummary(this.tally));
     const resume = this.tally.finished?.resumeCommand;
     if (resume) this.line(`resume with: ${resume}`);

@@ -53,7 +53,8 @@ export interface ProgressRendererOptions {
 
 /**
  * The task list in a terminal; the heartbeat when `stream` is not a terminal or `TERM=dumb`
- * (no cursor movement there, and a CI log would get a line per redraw).
+ * (no cursor movement there, and a CI log would get a line per redraw), with a folded block
+ * per workflow step when GITHUB_ACTIONS is true.
  */
 export function createProgressRenderer(stream: NodeJS.WritableStream, options: ProgressRendererOptions): EventRenderer {
   if (options.tty && options.env['TERM'] !== 'dumb') {
@@ -64,6 +65,7 @@ export function createProgressRenderer(stream: NodeJS.WritableStream, options: P
     });
   }
   return new HeartbeatRenderer(stream, {
+    stepGroups: options.env['GITHUB_ACTIONS'] === 'true',
     ...(options.ticker === undefined ? {} : { ticker: options.ticker }),
     ...(options.heartbeatMs === undefined ? {} : { intervalMs: options.heartbeatMs }),
   });
