@@ -56,7 +56,7 @@ export const ERROR_EXIT_CODES = {
   E_API_RESPONSE: EXIT.failed,
   E_API_SERVER: EXIT.failed,
   E_API_VALIDATION: EXIT.failed,
-  // A run's account check before it starts (cli/actions/account-check.ts): the key, the balance.
+  // A run's account check before it starts (cli/actions/run/account-check.ts): the key, the balance.
   E_AUTH: EXIT.refused,
   E_BALANCE_LOW: EXIT.refused,
   // Transport: the request or a transfer did not complete.

@@ -86,14 +86,14 @@ describe('the bundle is split: a command loads the chunks it runs', () => {
       const { files, bytes, modules } = await chunksOf(args[0]!.slice(2), args);
       expect(files.length).toBeGreaterThan(1);
       expect(bytes).toBeLessThan(total / 10);
-      expect(modules.filter((module) => /^dist\/cli\/actions\/[\w-]+-action\.js$/.test(module) || NOT_FOR_VALIDATE.test(module))).toEqual([]);
+      expect(modules.filter((module) => /^dist\/cli\/actions\/(?:[\w-]+\/)?[\w-]+-action\.js$/.test(module) || NOT_FOR_VALIDATE.test(module))).toEqual([]);
       expect(modules.some((module) => module.includes('node_modules/commander/'))).toBe(true);
     }
   });
 
   it('validate of the demo loads its action and the workflow layer, and no engine, report, emulator, OpenTelemetry, prom-client or queue module', async () => {
     const { modules } = await chunksOf('validate', ['validate', 'workflows/demo.yaml', '--offline']);
-    expect(modules).toContain('dist/cli/actions/validate-action.js');
+    expect(modules).toContain('dist/cli/actions/plan/validate-action.js');
     expect(modules.some((module) => module.startsWith('dist/workflow/'))).toBe(true);
     expect(modules.filter((module) => NOT_FOR_VALIDATE.test(module))).toEqual([]);
   });

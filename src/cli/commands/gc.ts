@@ -3,13 +3,13 @@
  * result-cache entries and blobs of a state folder by age and size, never what a resumable run
  * or an `unsaved`, `timed-out`, `unknown` or `deferred` item needs, and prints what it freed.
  * It holds the state folder's lock: beside a live run it exits 2, or waits with `--wait-lock`.
- * The action lives in gc-action.ts, loaded when the command runs.
+ * The action lives in actions/state/gc-action.ts, loaded when the command runs.
  */
 import type { Command } from 'commander';
 import { STATE_DIR_NAME } from '../../common/index.js';
 import type { CliIO } from '../../common/index.js';
 import type { ActionWrapper } from './action-wrapper.js';
-import type { GcFlags } from '../actions/gc-action.js';
+import type { GcFlags } from '../actions/state/gc-action.js';
 
 /** Adds `deflow gc`. */
 export function registerGcCommand(program: Command, io: CliIO, wrap: ActionWrapper): void {
@@ -26,5 +26,5 @@ export function registerGcCommand(program: Command, io: CliIO, wrap: ActionWrapp
       '--wait-lock [duration]',
       'when a deflow run holds the state folder, wait for it to end (--wait-lock=DURATION: at most 90s, 10m, 2h; alone: as long as it takes) instead of exiting 2',
     )
-    .action(wrap(async (workflow: string | undefined, flags: GcFlags) => (await import('../actions/gc-action.js')).runGc(workflow, flags, io)));
+    .action(wrap(async (workflow: string | undefined, flags: GcFlags) => (await import('../actions/state/gc-action.js')).runGc(workflow, flags, io)));
 }

@@ -4,14 +4,14 @@
  * over `--max-cost` / `budget.max_cost`, when items have no price under a budget (unless
  * `--allow-unpriced`), or when the point is over the balance; 1 when prices could not be
  * obtained (the service unreachable, the key refused, the price pool exhausted), naming the
- * cause; 2 for an invalid workflow or option. The action lives in quote-action.ts, loaded when
+ * cause; 2 for an invalid workflow or option. The action lives in actions/plan/quote-action.ts, loaded when
  * the command runs.
  */
 import type { Command } from 'commander';
 import { DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS } from '../../common/index.js';
 import type { CliIO } from '../../common/index.js';
 import type { ActionWrapper } from './action-wrapper.js';
-import type { QuoteFlags } from '../actions/quote-action.js';
+import type { QuoteFlags } from '../actions/plan/quote-action.js';
 import { addServiceOptions } from '../service-options.js';
 import { addWorkflowInputOptions } from '../workflow-input-options.js';
 import { QUOTE_FORMATS } from '../actions/option-values.js';
@@ -36,5 +36,5 @@ export function registerQuoteCommand(program: Command, io: CliIO, wrap: ActionWr
     .option('--keep-going', 'leave out items whose inputs fail the load-time checks (each listed; not priced, nothing uploaded), as `run --keep-going` does (as defaults.keep_going: true)')
     .option('--max-price-requests <n>', 'most price requests to send; beyond it items are unknown', String(DEFAULT_MAX_PRICE_REQUESTS))
     .option('--fit-threshold <n>', 'distinct sizes in a class beyond which prices are fitted', String(DEFAULT_FIT_THRESHOLD));
-  addServiceOptions(command).action(wrap(async (file: string, flags: QuoteFlags) => (await import('../actions/quote-action.js')).runQuote(file, flags, io)));
+  addServiceOptions(command).action(wrap(async (file: string, flags: QuoteFlags) => (await import('../actions/plan/quote-action.js')).runQuote(file, flags, io)));
 }

@@ -8,13 +8,13 @@
  *
  * Every run is journalled in the state folder: running the same workflow again resumes its
  * last unfinished run (or `--run-id`), and jobs unchanged since an earlier run come from the
- * result cache (docs/running.md#durable-runs-resume-the-result-cache-unknown-webhooks). The action lives in run-action.ts, loaded when the
+ * result cache (docs/running.md#durable-runs-resume-the-result-cache-unknown-webhooks). The action lives in actions/run/run-action.ts, loaded when the
  * command runs.
  */
 import { type Command, Option } from 'commander';
 import type { CliIO } from '../../common/index.js';
 import type { ActionWrapper } from './action-wrapper.js';
-import type { RunFlags } from '../actions/run-flags.js';
+import type { RunFlags } from '../actions/run/run-flags.js';
 import { addServiceOptions } from '../service-options.js';
 import { addWorkflowInputOptions } from '../workflow-input-options.js';
 
@@ -64,5 +64,5 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
     .option('--quiet', 'no progress output (files and --json are still written)')
     .option('--no-color', 'no colours in progress output')
     .addOption(new Option('--emulator-config <file>', 'with --emulator: its config file (YAML or JSON)'));
-  addServiceOptions(command).action(wrap(async (file: string, flags: RunFlags) => (await import('../actions/run-action.js')).runCommand(file, flags, io)));
+  addServiceOptions(command).action(wrap(async (file: string, flags: RunFlags) => (await import('../actions/run/run-action.js')).runCommand(file, flags, io)));
 }

@@ -5,13 +5,13 @@
  * SIGTERM; then it takes no new job, polls the jobs it submitted for a grace period and hands
  * what is left back to the queue (another worker picks it up, polling the same request id).
  * Every worker must see the workflow files, inputs and outputs at the coordinator's paths.
- * The action lives in worker-action.ts, loaded when the command runs.
+ * The action lives in actions/run/worker-action.ts, loaded when the command runs.
  */
 import { type Command, Option } from 'commander';
 import { API_KEY_ENV } from '../../common/index.js';
 import type { CliIO } from '../../common/index.js';
 import type { ActionWrapper } from './action-wrapper.js';
-import type { WorkerFlags } from '../actions/worker-action.js';
+import type { WorkerFlags } from '../actions/run/worker-action.js';
 
 /** Adds `deflow worker`. */
 export function registerWorkerCommand(program: Command, io: CliIO, wrap: ActionWrapper): void {
@@ -27,5 +27,5 @@ export function registerWorkerCommand(program: Command, io: CliIO, wrap: ActionW
     .option('--verbose', 'log every request and answer to stderr (secrets are masked)')
     .addOption(new Option('--api-key <key>', 'not accepted: keys in flags leak into shell history').hideHelp())
     .option('--lock-ms <ms>', "how long (real ms) a job's lock lasts unrenewed: a lost worker's jobs are taken over after about 1.5 times this; too short, and a worker stalled by a busy machine loses jobs it is running", '30000')
-    .action(wrap(async (flags: WorkerFlags) => (await import('../actions/worker-action.js')).runWorker(flags, io)));
+    .action(wrap(async (flags: WorkerFlags) => (await import('../actions/run/worker-action.js')).runWorker(flags, io)));
 }

@@ -2,18 +2,18 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { attributeSpend, chargedJobs, readInvocations, readRunState } from '../../engine/index.js';
-import type { Quote } from '../../engine/index.js';
-import { formatCost, formatTotal } from '../../report/index.js';
-import { type RunProgress, summariseProgress } from '../../engine/index.js';
-import { RESUMABLE_STATUSES, type RunSummary, runPaths } from '../../engine/index.js';
-import type { CliIO } from '../../common/index.js';
-import { EXIT, roundUsd, STATE_DIR_NAME, sumUsd } from '../../common/index.js';
-import { findRun, listRunsBelow } from '../find-run.js';
-import { formatResumeCommand } from '../resume-command.js';
+import { attributeSpend, chargedJobs, readInvocations, readRunState } from '../../../engine/index.js';
+import type { Quote } from '../../../engine/index.js';
+import { formatCost, formatTotal } from '../../../report/index.js';
+import { type RunProgress, summariseProgress } from '../../../engine/index.js';
+import { RESUMABLE_STATUSES, type RunSummary, runPaths } from '../../../engine/index.js';
+import type { CliIO } from '../../../common/index.js';
+import { EXIT, roundUsd, STATE_DIR_NAME, sumUsd } from '../../../common/index.js';
+import { findRun, listRunsBelow } from '../../find-run.js';
+import { formatResumeCommand } from '../../resume-command.js';
 import { runQueueStatus } from './status-queue.js';
-import { formatTable } from '../text-table.js';
-import { optionFlags } from './run-recall.js';
+import { formatTable } from '../../text-table.js';
+import { optionFlags } from '../run/run-recall.js';
 
 export interface StatusFlags {
   readonly stateDir?: string;

@@ -4,11 +4,11 @@
  * resume with.
  */
 import { relative, resolve } from 'node:path';
-import { exitCodeForQuote } from '../../common/index.js';
-import type { CliIO } from '../../common/index.js';
-import type { DurableRun, Quote, RunOutcome } from '../../engine/index.js';
-import { formatCost, renderQuoteTable } from '../../report/index.js';
-import { formatPlan, type JobGraph } from '../../workflow/index.js';
+import { exitCodeForQuote } from '../../../common/index.js';
+import type { CliIO } from '../../../common/index.js';
+import type { DurableRun, Quote, RunOutcome } from '../../../engine/index.js';
+import { formatCost, renderQuoteTable } from '../../../report/index.js';
+import { formatPlan, type JobGraph } from '../../../workflow/index.js';
 import type { RunFlags } from './run-flags.js';
 import type { RunSession } from './run-session.js';
 

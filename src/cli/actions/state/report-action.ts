@@ -1,11 +1,11 @@
 /** What `deflow report` does (report.ts defines the command). */
 import { access } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { DeflowError, EXIT, writeFileAtomically } from '../../common/index.js';
-import type { CliIO } from '../../common/index.js';
-import { runPaths } from '../../engine/index.js';
-import { EVENT_LOG_NAME, KEPT_REPORT_NAME, readKeptReport, ReportWriteError, writeHtmlReport, writeJUnit } from '../../report/index.js';
-import { findRun, type FoundRun, listRunsBelow } from '../find-run.js';
+import { DeflowError, EXIT, writeFileAtomically } from '../../../common/index.js';
+import type { CliIO } from '../../../common/index.js';
+import { runPaths } from '../../../engine/index.js';
+import { EVENT_LOG_NAME, KEPT_REPORT_NAME, readKeptReport, ReportWriteError, writeHtmlReport, writeJUnit } from '../../../report/index.js';
+import { findRun, type FoundRun, listRunsBelow } from '../../find-run.js';
 
 export interface ReportFlags {
   readonly html?: string;

@@ -1,10 +1,10 @@
 /** What `deflow worker` does (worker.ts defines the command): takes queued jobs until stopped. */
-import { API_KEY_ENV, DEFAULT_BASE_URL, DeapiClient, readApiKey } from '../../client/index.js';
-import type { CliIO } from '../../common/index.js';
-import { createFollowingClock, DeflowError, EXIT } from '../../common/index.js';
-import type { RunEvent } from '../../engine/index.js';
-import { type MetricsServer, serveMetrics, traceSettings } from '../../report/index.js';
-import { VERSION } from '../version.js';
+import { API_KEY_ENV, DEFAULT_BASE_URL, DeapiClient, readApiKey } from '../../../client/index.js';
+import type { CliIO } from '../../../common/index.js';
+import { createFollowingClock, DeflowError, EXIT } from '../../../common/index.js';
+import type { RunEvent } from '../../../engine/index.js';
+import { type MetricsServer, serveMetrics, traceSettings } from '../../../report/index.js';
+import { VERSION } from '../../version.js';
 import { parsePort } from './run-queued.js';
 
 export interface WorkerFlags {
@@ -26,7 +26,7 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
   const lockMs = whole('--lock-ms', flags.lockMs ?? '30000', 500);
   const graceMs = whole('--grace', flags.grace ?? '15', 0) * 1000;
   const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort);
-  const queue = await import('../../engine/distributed.js');
+  const queue = await import('../../../engine/distributed.js');
   const target = queue.parseRedisUrl(flags.queue, '--queue');
   const apiKey = await readApiKey({ env: io.env, apiKeyFile: flags.apiKeyFile, stdin: io.stdin, cwd: io.cwd });
   if (apiKey === undefined) throw new DeflowError('E_USAGE_NO_KEY', `no API key: set $${API_KEY_ENV}, or pass --api-key-file PATH (or - to read it from standard input)`);
@@ -43,7 +43,7 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
   const metrics = metricsPort === undefined ? null : await workerMetrics(metricsPort);
   // The OTEL_* variables: a span per job, joining the coordinator's trace (OpenTelemetry loaded only then).
   const tracing = traceSettings(io.env, undefined);
-  const tracer = tracing === null ? null : (await import('../../report/tracing.js')).openWorkerTracer({ settings: tracing, version: VERSION });
+  const tracer = tracing === null ? null : (await import('../../../report/tracing.js')).openWorkerTracer({ settings: tracing, version: VERSION });
   try {
     if (metrics !== null) say(`metrics: ${metrics.server.url}`);
     const worker = await queue.startQueueWorker({
@@ -79,7 +79,7 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
 
 /** `--metrics-port`: the worker's run metrics and its liveness on /metrics. */
 async function workerMetrics(port: number): Promise<{ server: MetricsServer; handle: (event: RunEvent) => void; close: () => Promise<void> }> {
-  const { RunMetrics, WorkerMetrics } = await import('../../report/metrics.js');
+  const { RunMetrics, WorkerMetrics } = await import('../../../report/metrics.js');
   const run = new RunMetrics({ workflow: '', tasks: new Map() });
   const worker = new WorkerMetrics(run.registry);
   const server = await serveMetrics(run, port);

@@ -1,15 +1,15 @@
 /** What `deflow validate` does (validate.ts defines the command): validate, then print the plan or the problems. */
-import { formatAnnotations } from '../../workflow/index.js';
-import { formatPlan } from '../../workflow/index.js';
-import { formatErrors, formatWarnings } from '../../workflow/index.js';
-import { validateWorkflow } from '../../workflow/index.js';
-import { WorkflowInvalidError } from '../../workflow/index.js';
-import type { WorkflowError } from '../../workflow/index.js';
-import type { ModelInfo } from '../../service/index.js';
+import { formatAnnotations } from '../../../workflow/index.js';
+import { formatPlan } from '../../../workflow/index.js';
+import { formatErrors, formatWarnings } from '../../../workflow/index.js';
+import { validateWorkflow } from '../../../workflow/index.js';
+import { WorkflowInvalidError } from '../../../workflow/index.js';
+import type { WorkflowError } from '../../../workflow/index.js';
+import type { ModelInfo } from '../../../service/index.js';
 import { excludedLines } from './run-notes.js';
 import { readInputFlags } from './input-flags.js';
-import type { CliIO } from '../../common/index.js';
-import { EXIT } from '../../common/index.js';
+import type { CliIO } from '../../../common/index.js';
+import { EXIT } from '../../../common/index.js';
 
 export interface ValidateFlags {
   readonly input: string[];

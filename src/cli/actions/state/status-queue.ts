@@ -5,11 +5,11 @@
  */
 import { resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
-import { API_KEY_ENV, DEFAULT_BASE_URL, readApiKey } from '../../client/index.js';
-import type { CliIO } from '../../common/index.js';
-import { DeflowError, EXIT } from '../../common/index.js';
-import type { QueueRunStatusReport } from '../../engine/distributed.js';
-import { formatTable } from '../text-table.js';
+import { API_KEY_ENV, DEFAULT_BASE_URL, readApiKey } from '../../../client/index.js';
+import type { CliIO } from '../../../common/index.js';
+import { DeflowError, EXIT } from '../../../common/index.js';
+import type { QueueRunStatusReport } from '../../../engine/distributed.js';
+import { formatTable } from '../../text-table.js';
 
 export interface QueueStatusFlags {
   readonly queue: string;
@@ -18,7 +18,7 @@ export interface QueueStatusFlags {
 }
 
 export async function runQueueStatus(run: string | undefined, flags: QueueStatusFlags, io: CliIO): Promise<number> {
-  const queue = await import('../../engine/distributed.js');
+  const queue = await import('../../../engine/distributed.js');
   const target = queue.parseRedisUrl(flags.queue, '--queue');
   const apiKey = await readApiKey({ env: io.env, apiKeyFile: flags.apiKeyFile, stdin: io.stdin, cwd: io.cwd });
   if (apiKey === undefined) throw new DeflowError('E_USAGE_NO_KEY', `no API key: the queue keeps each account's runs apart, so set $${API_KEY_ENV} (or --api-key-file) to the key the run used`);

@@ -2,8 +2,8 @@
  * `--input key=value` and `--inputs FILE` (workflow-input-options.ts), read into a workflow's
  * given inputs: the one way validate, quote and run read them.
  */
-import type { CliIO } from '../../common/index.js';
-import { formatErrors, readGivenInputs, WorkflowInvalidError } from '../../workflow/index.js';
+import type { CliIO } from '../../../common/index.js';
+import { formatErrors, readGivenInputs, WorkflowInvalidError } from '../../../workflow/index.js';
 
 /** What `--input` and `--inputs` hold. */
 export interface InputFlags {

@@ -1,9 +1,9 @@
 /** What `deflow gc` does (gc.ts defines the command). */
 import { relative, resolve } from 'node:path';
-import { DeflowError, EXIT, STATE_DIR_NAME } from '../../common/index.js';
-import type { CliIO } from '../../common/index.js';
-import { collectGarbage, resolveStateDir } from '../../engine/index.js';
-import { parseWaitLock } from '../wait-lock.js';
+import { DeflowError, EXIT, STATE_DIR_NAME } from '../../../common/index.js';
+import type { CliIO } from '../../../common/index.js';
+import { collectGarbage, resolveStateDir } from '../../../engine/index.js';
+import { parseWaitLock } from '../../wait-lock.js';
 
 export interface GcFlags {
   readonly keepDays: string;

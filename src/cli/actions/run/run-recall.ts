@@ -4,10 +4,10 @@
  * option given again on the command line overrides the journalled one, which is printed.
  */
 import { relative, resolve } from 'node:path';
-import { listRuns, RESUMABLE_STATUSES, resolveStateDir } from '../../engine/index.js';
-import type { RunOptionsRecord, RunSummary } from '../../engine/index.js';
-import type { CliIO } from '../../common/index.js';
-import { quoteWord } from '../resume-command.js';
+import { listRuns, RESUMABLE_STATUSES, resolveStateDir } from '../../../engine/index.js';
+import type { RunOptionsRecord, RunSummary } from '../../../engine/index.js';
+import type { CliIO } from '../../../common/index.js';
+import { quoteWord } from '../../resume-command.js';
 import type { RunFlags } from './run-flags.js';
 
 /** The flags a session runs with (the journalled ones filled in) and what to say about them. */

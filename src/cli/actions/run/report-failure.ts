@@ -4,8 +4,8 @@
  * command ends non-zero (a CI job must not pass without the report it asked for).
  */
 import { relative } from 'node:path';
-import { EXIT, exitCodeFor, type CliIO } from '../../common/index.js';
-import { quoteWord } from '../resume-command.js';
+import { EXIT, exitCodeFor, type CliIO } from '../../../common/index.js';
+import { quoteWord } from '../../resume-command.js';
 
 export interface ReportFailureContext {
   readonly runId: string;

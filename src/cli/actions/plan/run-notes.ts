@@ -3,8 +3,8 @@
  * items left out because their inputs failed the load-time checks (`--keep-going`), and
  * pools whose daily window deferred items, with when to resume.
  */
-import type { DeferredPool } from '../../engine/index.js';
-import { formatErrors, type WorkflowError } from '../../workflow/index.js';
+import type { DeferredPool } from '../../../engine/index.js';
+import { formatErrors, type WorkflowError } from '../../../workflow/index.js';
 
 /** `left out (invalid input): 2 item(s)` and one located line per item (100 at most, then a count). */
 export function excludedLines(excluded: readonly WorkflowError[]): string[] {

@@ -4,8 +4,8 @@
  * every item comes from the result cache, and the balance the quote compares with the high end
  * of what the run is about to pay (run-workflow.ts refuses to start below it).
  */
-import { DeflowError, isDeflowError } from '../../common/index.js';
-import type { DeapiClient } from '../../client/index.js';
+import { DeflowError, isDeflowError } from '../../../common/index.js';
+import type { DeapiClient } from '../../../client/index.js';
 
 /** Codes of a key the service refuses: unknown, expired, revoked, or not allowed from here. */
 const REFUSED_KEY = new Set(['E_API_AUTH', 'E_API_PERMISSION']);

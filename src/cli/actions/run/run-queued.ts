@@ -5,17 +5,17 @@
  * again resumes it; `deflow status --queue URL` reads it).
  */
 import { join } from 'node:path';
-import type { CliIO } from '../../common/index.js';
-import { DeflowError } from '../../common/index.js';
-import type { Quote, RunEventSink, RunOptionsRecord, RunOutcome } from '../../engine/index.js';
-import { createRunDir, writeRunMeta } from '../../engine/index.js';
-import type { RedisTarget } from '../../engine/distributed.js';
-import { createReporters, KEPT_REPORT_NAME, type MetricsServer, serveMetrics } from '../../report/index.js';
-import type { JobGraph } from '../../workflow/index.js';
-import { formatResumeCommand } from '../resume-command.js';
+import type { CliIO } from '../../../common/index.js';
+import { DeflowError } from '../../../common/index.js';
+import type { Quote, RunEventSink, RunOptionsRecord, RunOutcome } from '../../../engine/index.js';
+import { createRunDir, writeRunMeta } from '../../../engine/index.js';
+import type { RedisTarget } from '../../../engine/distributed.js';
+import { createReporters, KEPT_REPORT_NAME, type MetricsServer, serveMetrics } from '../../../report/index.js';
+import type { JobGraph } from '../../../workflow/index.js';
+import { formatResumeCommand } from '../../resume-command.js';
 import type { RunSession } from './run-session.js';
 import { type ObserverFlags, openRunObservers } from './run-observers.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../../version.js';
 
 export interface QueuedRunInput {
   readonly graph: JobGraph;
@@ -62,9 +62,9 @@ export async function runQueuedCommand(io: CliIO, input: QueuedRunInput): Promis
   const { graph, session } = input;
   const { shared, scope } = session;
   if (shared === null || scope === null) throw new DeflowError('E_INTERNAL', 'the queue run has no shared governor');
-  const queue = await import('../../engine/distributed.js');
+  const queue = await import('../../../engine/distributed.js');
   const target = queue.parseRedisUrl(input.queueUrl, '--queue');
-  const { digestWorkflow } = await import('../../engine/index.js');
+  const { digestWorkflow } = await import('../../../engine/index.js');
   const workflowDigest = await digestWorkflow(graph);
   // One coordinator per workflow state: which run to drive is chosen holding the lock.
   const lock = await queue.acquireCoordinatorLock(shared.redis, queue.accountKeys(scope).coordinator(workflowDigest), {
@@ -87,7 +87,7 @@ async function coordinate(io: CliIO, input: QueuedRunInput, target: RedisTarget,
   const { graph, session, stateDir, flags } = input;
   const { shared, scope } = session;
   if (shared === null || scope === null) throw new DeflowError('E_INTERNAL', 'the queue run has no shared governor');
-  const queue = await import('../../engine/distributed.js');
+  const queue = await import('../../../engine/distributed.js');
   const opened = await queue.openQueueRun(shared.redis, scope, { runId: flags.runId, workflowDigest, clock: session.client.clock });
   if (!flags.quiet) io.stderr.write(`${opened.resumed ? 'resuming' : 'starting'} run ${opened.runId} on ${target.display}: start workers with \`deflow worker --queue ${target.display}\`\n`);
   const resumeCommand = formatResumeCommand({

@@ -5,16 +5,16 @@
  * should not take minutes in a demo), shared with the client so that windows, Retry-After
  * and job durations all agree.
  */
-import { readApiKey, API_KEY_ENV } from '../../client/index.js';
-import { DEFAULT_BASE_URL } from '../../client/index.js';
-import { DeapiClient } from '../../client/index.js';
-import { createFollowingClock, DeflowError } from '../../common/index.js';
-import type { Governor } from '../../client/index.js';
-import { GatedGovernor } from '../../engine/index.js';
-import type { SharedGovernor } from '../../engine/distributed.js';
-import type { Clock } from '../../common/index.js';
-import type { CliIO } from '../../common/index.js';
-import type { ServiceOptionValues } from '../service-options.js';
+import { readApiKey, API_KEY_ENV } from '../../../client/index.js';
+import { DEFAULT_BASE_URL } from '../../../client/index.js';
+import { DeapiClient } from '../../../client/index.js';
+import { createFollowingClock, DeflowError } from '../../../common/index.js';
+import type { Governor } from '../../../client/index.js';
+import { GatedGovernor } from '../../../engine/index.js';
+import type { SharedGovernor } from '../../../engine/distributed.js';
+import type { Clock } from '../../../common/index.js';
+import type { CliIO } from '../../../common/index.js';
+import type { ServiceOptionValues } from '../../service-options.js';
 
 /** Virtual seconds per real second of the emulator `--emulator` starts, unless its config says otherwise. */
 export const DEMO_TIME_SCALE = 20;
@@ -50,8 +50,8 @@ export async function openRunSession(values: RunSessionOptions, io: CliIO): Prom
   }
   const log = values.verbose ? (line: string) => io.stderr.write(`deflow: ${line}\n`) : undefined;
   if (values.emulator) {
-    const { startEmulator } = await import('../../emulator/index.js');
-    const { loadEmulatorConfig } = await import('../../emulator/index.js');
+    const { startEmulator } = await import('../../../emulator/index.js');
+    const { loadEmulatorConfig } = await import('../../../emulator/index.js');
     const config = await loadEmulatorConfig(values.emulatorConfig, { cwd: io.cwd });
     const timeScale = values.emulatorConfig !== undefined && config.time_scale !== 1 ? config.time_scale : DEMO_TIME_SCALE;
     const emulator = await startEmulator({ port: 0, cwd: io.cwd, config: { ...config, time_scale: timeScale } as never });
@@ -113,7 +113,7 @@ interface OpenedGovernor {
 async function openGovernor(values: RunSessionOptions, baseUrl: string, apiKey: string, clock: Clock): Promise<OpenedGovernor> {
   if (values.governor === undefined) return { shared: null, scope: null };
   // Loaded on demand: runs without --governor or --queue never load the Redis client.
-  const { accountScope, openSharedGovernor, parseRedisUrl } = await import('../../engine/distributed.js');
+  const { accountScope, openSharedGovernor, parseRedisUrl } = await import('../../../engine/distributed.js');
   const target = parseRedisUrl(values.governor, values.governorOption ?? '--governor');
   const scope = accountScope(baseUrl, apiKey);
   return { shared: await openSharedGovernor(target, { scope, clock }), scope };

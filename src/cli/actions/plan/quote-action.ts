@@ -1,25 +1,25 @@
 /** What `deflow quote` does (quote.ts defines the command): validate, price every job, render, exit by the verdict. */
 import { resolve } from 'node:path';
-import { DeflowError, writeFileAtomically } from '../../common/index.js';
-import { type QuoteComparison, compareQuotes, readQuoteFile } from '../../engine/index.js';
-import { quoteRun } from '../../engine/index.js';
-import { openQuoteCache } from '../../engine/index.js';
-import { quoteInputFromGraph } from '../../engine/index.js';
-import { findHeldItems, leftOutWithDependents, openResultCacheLookup, previewResumeSeeds } from '../../engine/index.js';
-import { clientPriceSource } from '../../engine/index.js';
-import type { Quote } from '../../engine/index.js';
-import { resolveStateDir } from '../../engine/index.js';
-import { renderQuoteMarkdown } from '../../report/index.js';
-import { renderQuoteTable } from '../../report/index.js';
-import { formatAnnotations, formatErrors, formatWarnings } from '../../workflow/index.js';
+import { DeflowError, writeFileAtomically } from '../../../common/index.js';
+import { type QuoteComparison, compareQuotes, readQuoteFile } from '../../../engine/index.js';
+import { quoteRun } from '../../../engine/index.js';
+import { openQuoteCache } from '../../../engine/index.js';
+import { quoteInputFromGraph } from '../../../engine/index.js';
+import { findHeldItems, leftOutWithDependents, openResultCacheLookup, previewResumeSeeds } from '../../../engine/index.js';
+import { clientPriceSource } from '../../../engine/index.js';
+import type { Quote } from '../../../engine/index.js';
+import { resolveStateDir } from '../../../engine/index.js';
+import { renderQuoteMarkdown } from '../../../report/index.js';
+import { renderQuoteTable } from '../../../report/index.js';
+import { formatAnnotations, formatErrors, formatWarnings } from '../../../workflow/index.js';
 import { excludedLines } from './run-notes.js';
-import { validateWorkflow } from '../../workflow/index.js';
-import type { CliIO } from '../../common/index.js';
-import { EXIT, exitCodeForQuote } from '../../common/index.js';
-import { QUOTE_FORMATS as FORMATS } from './option-values.js';
+import { validateWorkflow } from '../../../workflow/index.js';
+import type { CliIO } from '../../../common/index.js';
+import { EXIT, exitCodeForQuote } from '../../../common/index.js';
+import { QUOTE_FORMATS as FORMATS } from '../option-values.js';
 import { readInputFlagsOrSay } from './input-flags.js';
-import type { ServiceOptionValues } from '../service-options.js';
-import { withServiceSession } from '../service-session.js';
+import type { ServiceOptionValues } from '../../service-options.js';
+import { withServiceSession } from '../../service-session.js';
 
 export interface QuoteFlags extends ServiceOptionValues {
   readonly input: string[];

@@ -4,10 +4,10 @@
  * does the work; this turns flags and the workflow into its options).
  */
 import { resolve } from 'node:path';
-import type { CliIO } from '../../common/index.js';
-import { DeflowError } from '../../common/index.js';
-import { type NotifyTarget, type Observers, openObservers } from '../../report/index.js';
-import type { JobGraph, NotifyWhen } from '../../workflow/index.js';
+import type { CliIO } from '../../../common/index.js';
+import { DeflowError } from '../../../common/index.js';
+import { type NotifyTarget, type Observers, openObservers } from '../../../report/index.js';
+import type { JobGraph, NotifyWhen } from '../../../workflow/index.js';
 
 export interface ObserverFlags {
   readonly traceFile?: string;
