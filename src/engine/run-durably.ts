@@ -5,6 +5,7 @@
  * run id for its report) and then calls {@link runOpened}.
  */
 import { join } from 'node:path';
+import type { Clock } from '../common/index.js';
 import { createBlobStore } from './cache/index.js';
 import { CacheAdapter } from './cache/index.js';
 import { NO_CACHE } from './cache/index.js';
@@ -13,12 +14,15 @@ import { createResultCache } from './cache/index.js';
 import { type RunOutcome, type RunWorkflowOptions, runWorkflow } from './run-workflow.js';
 import { stateLayout } from './journal/index.js';
 import type { WebhookHint } from './webhooks/index.js';
+import { DeliveryDrain } from './webhooks/index.js';
 import { findRunWebhookSecret, readRunWebhookSecret, startWebhookHints, type WebhookHints } from './webhooks/index.js';
 import { runPaths } from './journal/index.js';
 import type { RunWebhooks } from './run/index.js';
 
 /** How long a submission whose answer was lost waits for a delivery naming its item, by default (clock ms). */
 export const DEFAULT_ADOPT_WAIT_MS = 120_000;
+/** How long a session stopped by its budget or a daily limit waits for the deliveries of its jobs in flight, by default (clock ms; Ctrl-C's grace). */
+const DEFAULT_DRAIN_MS = 15_000;
 
 /** Options of {@link runOpened}: those of `runWorkflow` that the journal does not decide. */
 export interface RunOpenedOptions extends Omit<RunWorkflowOptions, 'recorder' | 'cache' | 'seed' | 'resumed' | 'runId' | 'resumeCommand' | 'webhooks' | 'earlier' | 'dailyWindows'> {
@@ -99,6 +103,30 @@ export async function runDurablyWith(options: RunDurablyInternals): Promise<Dura
   return runOpened(durable, rest);
 }
 
+/** Why a session stopped with jobs in flight, as its notice says it. */
+const STOPPED_BY: Partial<Record<DurableOutcome['status'], string>> = { 'over-budget': 'the budget stopped it', 'daily-limit': 'a daily limit stopped it' };
+
+/**
+ * A session that stopped for a reason other than Ctrl-C (which says its own, cli/drain.ts) with
+ * jobs given its webhook URL whose final delivery has not come: says how many deliveries would
+ * fail, and keeps its receiver up for them (as long as Ctrl-C's drain, `graceMs`), so that they
+ * reach it instead of counting toward the account's breaker (docs/running.md).
+ */
+async function drainDeliveries(drain: DeliveryDrain, status: DurableOutcome['status'], options: RunOpenedOptions, clock: Clock): Promise<void> {
+  const why = STOPPED_BY[status];
+  if (why === undefined || drain.outstanding === 0) return;
+  const count = drain.outstanding;
+  const boundMs = options.graceMs ?? DEFAULT_DRAIN_MS;
+  const jobs = `${count} job${count === 1 ? '' : 's'} given this session's webhook URL ${count === 1 ? 'has' : 'have'} not had ${count === 1 ? 'its' : 'their'} final delivery yet`;
+  options.onNotice?.(
+    `${why} with ${jobs}: up to ${2 * count} deliveries would fail once its receiver closes (10 failed in a row switch off the account's webhooks); waiting ${Number.isFinite(boundMs) ? `up to ${Math.round(boundMs / 1000)} s ` : ''}for them (--drain sets how long; Ctrl-C stops now)`,
+  );
+  const stop = new AbortController();
+  void options.interrupted?.then(() => stop.abort());
+  const left = await drain.settle(boundMs, clock, stop.signal);
+  if (left > 0) options.onNotice?.(`${left} job${left === 1 ? '' : 's'} given this session's webhook URL still had no final delivery when it ended: their deliveries fail until a session answers at the same --webhook-url`);
+}
+
 /**
  * Runs an opened durable run to its end and closes its journal (also on an error, which
  * leaves the run marked `running` with its lock released: resumable).
@@ -109,6 +137,7 @@ export async function runOpened(durable: DurableRun, options: RunOpenedOptions):
   let status: Parameters<DurableRun['close']>[0] = 'running';
   let hints: WebhookHints | undefined;
   let adopted = 0;
+  const drain = new DeliveryDrain();
   try {
     const blobs = createBlobStore(join(stateDir, 'blobs'));
     const cache =
@@ -120,7 +149,10 @@ export async function runOpened(durable: DurableRun, options: RunOpenedOptions):
         ...options.webhook,
         secret: readRunWebhookSecret(durable.paths.dir),
         clock,
-        ...(options.onWebhookHint === undefined ? {} : { onHint: options.onWebhookHint }),
+        onHint: (hint) => {
+          drain.delivered(hint.requestId, hint.status);
+          options.onWebhookHint?.(hint);
+        },
         adoption: { stateDir, runId: durable.runId, secretOf: (runId) => findRunWebhookSecret(runPaths(stateDir, runId).dir) },
       });
       const unreachable = await hints.selfCheck();
@@ -140,10 +172,16 @@ export async function runOpened(durable: DurableRun, options: RunOpenedOptions):
         fieldsFor: (node, attempt) => fieldsFor(durable.recorder.name(node), attempt),
         adopt: async (node, from, signal) => {
           const found = await desk!.wait(from.run ?? durable.runId, durable.recorder.name(node), from.attempt ?? null, waitMs, clock, signal);
-          if (found !== null) adopted++;
+          if (found !== null) {
+            adopted++;
+            drain.given(found.requestId);
+          }
           return found;
         },
-        answered: (requestId) => desk!.answered(requestId),
+        answered: (requestId) => {
+          drain.given(requestId);
+          desk!.answered(requestId);
+        },
       };
     }
     const { useCache: _useCache, webhook: _webhook, onWebhookHint: _onHint, resumeCommand, adoptWaitMs: _adoptWaitMs, onNotice: _onNotice, ...rest } = options;
@@ -160,6 +198,7 @@ export async function runOpened(durable: DurableRun, options: RunOpenedOptions):
       webhooks,
     });
     status = outcome.status;
+    if (hints !== undefined) await drainDeliveries(drain, outcome.status, options, clock);
     return {
       ...outcome,
       resumed: durable.resumed,
