@@ -235,6 +235,63 @@ describe.skipIf(WITHOUT_REDIS)('distributed mode with real processes', () => {
     }
   });
 
+  it('a queue run keeps its event log: --html and deflow report by id and by workflow draw it; status tells running, stopped and dead workers apart', async () => {
+    const dir = await workspace(6, 'report-and-workers');
+    const emulator = await startEmulator(dir);
+    // The victim's lease is short, so that it is counted dead soon after its SIGKILL.
+    const victim = worker(dir, emulator, 3000);
+    const steady = worker(dir, emulator);
+    const env: NodeJS.ProcessEnv = { ...process.env, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key };
+    const cli = async (args: readonly string[]): Promise<string> => (await promisify(execFile)(process.execPath, [main, ...args], { cwd: dir, env })).stdout;
+    type Workers = { pid: number; state: string; last_seen: string; stopped_at: string | null }[];
+    const workersOf = async (runId: string): Promise<Workers> => (JSON.parse(await cli(['status', runId, '--json'])) as { workers: Workers }).workers;
+    try {
+      const run = await deflow(dir, emulator, [...RUN, '--queue', redis.url, '--html', 'run.html']).exit;
+      expect(run.code, run.stderr).toBe(0);
+      const [runId] = await readdir(join(dir, '.deflow', 'runs'));
+      // The coordinator kept the event stream an embedded run keeps, in the same file.
+      const events = (await readFile(join(dir, '.deflow', 'runs', runId!, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type?: string; status?: string });
+      expect(events.filter((e) => e.type === 'item-done').length).toBe(12);
+      expect(events.at(-1)).toMatchObject({ type: 'run-finished', status: 'done' });
+      for (const html of [await readFile(join(dir, 'run.html'), 'utf8')]) {
+        expect(html).toContain(`<span class="badge done" id="run-status">done</span> run <code>${runId}</code>`);
+      }
+      for (const target of [runId!, 'workflow.yaml']) {
+        const out = await cli(['report', target, '--html', `again-${target}.html`]);
+        expect(out).toContain(`(run ${runId}, 12 jobs,`);
+        expect(await readFile(join(dir, `again-${target}.html`), 'utf8')).toContain('id="run-status">done</span>');
+      }
+
+      // Both workers are alive and beating.
+      const alive = await workersOf(runId!);
+      expect(alive.map((w) => [w.pid, w.state]).sort()).toEqual([[victim.child.pid, 'running'], [steady.child.pid, 'running']].sort());
+      await stopProcess(victim.child, 'SIGKILL');
+      const killedAt = Date.now();
+      await stopProcess(steady.child, 'SIGINT');
+      expect((await steady.exit).code).toBe(0);
+      // Dead once its heartbeat is older than its lease (3 s): looked at until then, and a while after.
+      let workers = await workersOf(runId!);
+      while (workers.find((w) => w.pid === victim.child.pid)?.state !== 'dead' && Date.now() - killedAt < 20_000) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        workers = await workersOf(runId!);
+      }
+      const killed = workers.find((w) => w.pid === victim.child.pid)!;
+      const stopped = workers.find((w) => w.pid === steady.child.pid)!;
+      expect(killed).toMatchObject({ state: 'dead', stopped_at: null });
+      // Its last heartbeat came before the kill.
+      expect(Date.parse(killed.last_seen)).toBeLessThanOrEqual(killedAt);
+      expect(stopped.state).toBe('stopped');
+      expect(Date.parse(stopped.stopped_at!)).toBeGreaterThanOrEqual(killedAt);
+      const text = await cli(['status', runId!]);
+      expect(text).toContain(`pid ${victim.child.pid}: dead (no heartbeat since ${killed.last_seen}`);
+      expect(text).toContain(`pid ${steady.child.pid}: stopped (closed cleanly at ${stopped.stopped_at})`);
+    } finally {
+      await Promise.all([stopProcess(victim.child), stopProcess(steady.child)]);
+      await emulator.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('3 independent runs with --governor share one account without a 429', async () => {
     const dirs = await Promise.all([0, 1, 2].map((i) => workspace(8, `matrix-${i}`)));
     const emulator = await startEmulator(dirs[0]!);

@@ -13,6 +13,7 @@ export type { QueueRunMeta, QueueRunStatus } from './run-registry.js';
 export { queueName } from './queue-names.js';
 export { findQueueRun, readQueueStatus } from './queue-status.js';
 export type { QueueRunStatusReport, QueueStepStatus } from './queue-status.js';
+export type { WorkerPresence, WorkerState } from './worker-presence.js';
 export { CompletionWatch } from './completion-watch.js';
 export { QueueRunners } from './queue-runners.js';
 export { findResumableRun, saveRun, setRunStatus } from './run-registry.js';

@@ -7,7 +7,8 @@ import type { Redis } from 'ioredis';
 import { roundUsd } from '../../common/index.js';
 import { accountPrefix } from './account-scope.js';
 import type { NodeJobData, NodeJobResult } from './node-job.js';
-import { accountKeys, BULL_PREFIX, nodeJobId, queueName } from './queue-names.js';
+import { BULL_PREFIX, nodeJobId, queueName } from './queue-names.js';
+import { readWorkerPresence, type WorkerPresence } from './worker-presence.js';
 import { listQueueRuns, type QueueRunMeta, readRun } from './run-registry.js';
 
 export interface QueueStepStatus {
@@ -35,8 +36,8 @@ export interface QueueRunStatusReport {
   readonly run: QueueRunMeta;
   readonly steps: readonly QueueStepStatus[];
   readonly unknowns: readonly { readonly node: string; readonly reason: string }[];
-  /** Workers that ran jobs of this account, with when they were last seen (epoch ms). */
-  readonly workers: readonly { readonly host: string; readonly pid: number; readonly seen: number }[];
+  /** The account's workers: running, stopped (closed cleanly) or dead (heartbeat expired), with their last heartbeat (real epoch ms). */
+  readonly workers: readonly WorkerPresence[];
   /** Rate limits the shared governor learned, per bucket. */
   readonly rates: readonly { readonly bucket: string; readonly limit: number; readonly window_seconds: number; readonly daily_remaining: number | null }[];
 }
@@ -95,15 +96,7 @@ export async function readQueueStatus(redis: Redis, scope: string, run: QueueRun
     }
     steps.push({ step: step.id, pool: step.pool, items: step.items, ...counts, cost: roundUsd(counts.cost) });
   }
-  return { run, steps, unknowns, workers: await readWorkers(redis, scope), rates: await readRates(redis, scope) };
-}
-
-async function readWorkers(redis: Redis, scope: string): Promise<QueueRunStatusReport['workers']> {
-  const hash = await redis.hgetall(accountKeys(scope).workers);
-  return Object.values(hash)
-    .map((text) => parse<{ host: string; pid: number; seen: number }>(text))
-    .filter((worker): worker is { host: string; pid: number; seen: number } => worker !== undefined)
-    .sort((a, b) => b.seen - a.seen);
+  return { run, steps, unknowns, workers: await readWorkerPresence(redis, scope, Date.now()), rates: await readRates(redis, scope) };
 }
 
 async function readRates(redis: Redis, scope: string): Promise<QueueRunStatusReport['rates']> {

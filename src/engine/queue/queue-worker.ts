@@ -10,6 +10,9 @@
  * rate from the learned limits (`setGlobalRateLimit`), so jobs start spread over the window;
  * a 429 pauses the pool's queue for every worker (`rateLimit(Retry-After + margin)`), and a
  * daily limit defers the pool's jobs until the daily window refills.
+ *
+ * Each worker keeps a heartbeat in Redis (worker-presence.ts), so `deflow status` tells the
+ * workers running from those stopped cleanly and those that died.
  */
 import { hostname } from 'node:os';
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
@@ -22,7 +25,8 @@ import type { RunEventSink } from '../contracts/events.js';
 import { BudgetGuard, type NodeOutcome, ResultStore, resumeNode, RunControl, runNode, toEventError } from '../run/index.js';
 import { defineLockedUpdate, JobRecorder } from './job-recorder.js';
 import type { NodeJobData, NodeJobResult } from './node-job.js';
-import { accountKeys, BULL_PREFIX, queueName } from './queue-names.js';
+import { BULL_PREFIX, queueName } from './queue-names.js';
+import { keepWorkerPresence } from './worker-presence.js';
 import type { RedisGovernor } from './redis-governor.js';
 import { redisOptions } from './redis-connection.js';
 import type { RedisTarget } from './redis-url.js';
@@ -62,6 +66,9 @@ export interface QueueWorker {
   close(): Promise<void>;
 }
 
+/** Real ms a job's lock lasts by default (also how long a silent worker counts as alive). */
+const DEFAULT_LOCK_MS = 30_000;
+
 /** Margin added to a 429's Retry-After before the pool's queue opens again (real ms). */
 const RETRY_MARGIN_MS = 250;
 
@@ -80,9 +87,12 @@ class QueueWorkerProcess implements QueueWorker {
   private readonly controls = new Set<RunControl>();
   private readonly poller: NodeJS.Timeout;
   private closing = false;
+  /** This worker's record in the account's workers hash: its heartbeat, then stopped (`deflow status` reads it). */
+  private readonly presence: { stop(): Promise<void> };
 
   constructor(private readonly options: QueueWorkerOptions) {
     this.clock = options.clock ?? options.client.clock;
+    this.presence = keepWorkerPresence(options.redis, options.scope, options.governor.owner, options.lockMs ?? DEFAULT_LOCK_MS);
     defineLockedUpdate(options.redis);
     this.poller = setInterval(() => {
       this.refreshPools().catch((error: unknown) => this.log(`cannot read the pools with work: ${message(error)}`));
@@ -109,7 +119,7 @@ class QueueWorkerProcess implements QueueWorker {
   private serve(pool: string): void {
     const name = queueName(this.options.scope, pool);
     const connection = redisOptions(this.options.target, true);
-    const lockDuration = this.options.lockMs ?? 30_000;
+    const lockDuration = this.options.lockMs ?? DEFAULT_LOCK_MS;
     const worker = new Worker<NodeJobData, NodeJobResult>(name, (job, token) => this.process(job, token ?? ''), {
       connection,
       prefix: BULL_PREFIX,
@@ -200,7 +210,6 @@ class QueueWorkerProcess implements QueueWorker {
     if (meta === undefined) throw new DeflowError('E_QUEUE_RUN', `run ${runId} is not registered in this queue (its coordinator never started it, or it was removed)`, { details: { run: runId } });
     const run = await loadWorkerRun(meta, { client: this.options.client, clock: this.clock, onEvent: this.options.onEvent ?? (() => {}) });
     this.log(`run ${runId}: ${meta.workflow}`);
-    await this.options.redis.hset(accountKeys(this.options.scope).workers, this.options.governor.owner, JSON.stringify({ host: hostname(), pid: process.pid, seen: Date.now() })).catch(() => 0);
     return run;
   }
 
@@ -246,6 +255,7 @@ class QueueWorkerProcess implements QueueWorker {
     void grace;
     for (const control of this.controls) control.abandonPolls();
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+    await this.presence.stop();
   }
 
   private log(line: string): void {

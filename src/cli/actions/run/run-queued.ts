@@ -4,13 +4,14 @@
  * in Redis for `deflow worker` processes, and the run's state is the queue's (running it
  * again resumes it; `deflow status --queue URL` reads it).
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliIO } from '../../../common/index.js';
-import { DeflowError } from '../../../common/index.js';
-import type { Quote, RunEventSink, RunOptionsRecord, RunOutcome } from '../../../engine/index.js';
+import { DeflowError, writeFileAtomically } from '../../../common/index.js';
+import type { KnownBeforeQuote, Quote, RunEventSink, RunOptionsRecord, RunOutcome } from '../../../engine/index.js';
 import { createRunDir, writeRunMeta } from '../../../engine/index.js';
 import type { RedisTarget } from '../../../engine/distributed.js';
-import { createReporters, KEPT_REPORT_NAME, type MetricsServer, serveMetrics } from '../../../report/index.js';
+import { createReporters, EVENT_LOG_NAME, KEPT_REPORT_NAME, type MetricsServer, serveMetrics } from '../../../report/index.js';
 import type { JobGraph } from '../../../workflow/index.js';
 import { formatResumeCommand } from '../../resume-command.js';
 import type { RunSession } from './run-session.js';
@@ -24,7 +25,7 @@ export interface QueuedRunInput {
   readonly queueUrl: string;
   readonly inputs: Readonly<Record<string, unknown>>;
   readonly budget: number | null;
-  readonly quote: (onEvent?: RunEventSink) => Promise<Quote>;
+  readonly quote: (onEvent?: RunEventSink, known?: KnownBeforeQuote) => Promise<Quote>;
   readonly concurrency: number | undefined;
   /** The options that shaped the run, kept in its `run.json` as a plain run's are (a bare `deflow run` resumes with them). */
   readonly runOptions: RunOptionsRecord;
@@ -43,17 +44,17 @@ export interface QueuedRunInput {
     readonly cache?: boolean;
     readonly output?: string;
     readonly maxCost?: string;
+    readonly html?: string;
   };
 }
 
 /** Flags that have no meaning for a coordinator, refused before anything is opened. */
-export function checkQueueFlags(flags: { readonly emulator?: boolean; readonly html?: string; readonly webhookUrl?: string; readonly webhookListen?: string; readonly governor?: string; readonly queue?: string }): void {
+export function checkQueueFlags(flags: { readonly emulator?: boolean; readonly webhookUrl?: string; readonly webhookListen?: string; readonly governor?: string; readonly queue?: string }): void {
   const refuse = (option: string, why: string): never => {
     throw new DeflowError('E_USAGE_OPTION', `${option}: not with --queue (${why})`, { details: { option } });
   };
   if (flags.emulator) refuse('--emulator', 'workers in other processes cannot reach an in-process emulator; start `deflow emulator` and set DEAPI_BASE_URL for the coordinator and the workers');
   if (flags.webhookUrl !== undefined || flags.webhookListen !== undefined) refuse('--webhook-url', 'workers poll the jobs they submit');
-  if (flags.html !== undefined) refuse('--html', 'the timeline is drawn from the event log an embedded run keeps; use --report');
   if (flags.governor !== undefined && flags.governor !== flags.queue) refuse('--governor', "a queue run shares the rate limits through the queue's Redis");
 }
 
@@ -114,12 +115,18 @@ async function coordinate(io: CliIO, input: QueuedRunInput, target: RedisTarget,
     });
   createRunDir(stateDir, opened.runId);
   writeMeta('running');
-  const reportPath = flags.report ?? join(stateDir, 'runs', opened.runId, KEPT_REPORT_NAME);
+  const runDir = join(stateDir, 'runs', opened.runId);
+  const reportPath = flags.report ?? join(runDir, KEPT_REPORT_NAME);
+  // The coordinator sees every event of the run (the workers' progress comes back through the
+  // queue), so it keeps the same event log an embedded run keeps: `--html` and `deflow report`
+  // draw a queue run's timeline from it.
   const reporters = createReporters(io, {
-    keptReportPath: join(stateDir, 'runs', opened.runId, KEPT_REPORT_NAME),
+    keptReportPath: join(runDir, KEPT_REPORT_NAME),
     json: flags.json === true,
     reportPath,
     junitPath: flags.junit,
+    eventLogPath: join(runDir, EVENT_LOG_NAME),
+    htmlPath: flags.html,
     env: io.env,
     quiet: flags.quiet,
     ...(flags.color === false ? { color: false } : {}),
@@ -157,7 +164,7 @@ async function coordinate(io: CliIO, input: QueuedRunInput, target: RedisTarget,
         reporters.sink(event);
         observers.sink(event);
       },
-      ...(input.budget === null ? {} : { quote: input.quote, maxCost: input.budget }),
+      ...(input.budget === null ? {} : { quote: keepQuote(input.quote, join(runDir, 'quote.json')), maxCost: input.budget }),
       concurrency: input.concurrency,
       interrupted: io.interrupted,
       resumeCommand,
@@ -182,6 +189,15 @@ async function coordinate(io: CliIO, input: QueuedRunInput, target: RedisTarget,
   }
   writeMeta(outcome.status);
   return { outcome, reportPath, resumeCommand, runId: opened.runId, reportError };
+}
+
+/** The quote, kept beside the run's report the first time (`deflow status` and the HTML report compare with it), as an embedded run keeps it. */
+function keepQuote(quote: QueuedRunInput['quote'], file: string): QueuedRunInput['quote'] {
+  return async (onEvent, known) => {
+    const made = await quote(onEvent, known);
+    if (!existsSync(file)) await writeFileAtomically(file, `${JSON.stringify(made)}\n`, { makeFolder: true }).catch(() => {});
+    return made;
+  };
 }
 
 /** `--metrics-port`: 0 (any free port) to 65535. */

@@ -42,7 +42,7 @@ export async function runReport(run: string | undefined, flags: ReportFlags, io:
   } catch {
     throw new DeflowError(
       'E_USAGE_NO_EVENTS',
-      `run ${found.summary.runId}: no event log at ${eventLog} (the run was made before deflow kept one, or with --queue); its JSON report is in ${join(dir, 'report.json')}`,
+      `run ${found.summary.runId}: no event log at ${eventLog} (the run was made before deflow kept one); its JSON report is in ${join(dir, 'report.json')}`,
       { details: { run: found.summary.runId, eventLog } },
     );
   }

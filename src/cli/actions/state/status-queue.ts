@@ -1,14 +1,15 @@
 /**
  * `deflow status --queue URL [RUN]`: the progress of a distributed run, read from the queue's
  * Redis (the account is the one of `DEAPI_API_KEY` or `--api-key-file` and `DEAPI_BASE_URL`):
- * items per step and state, unknown items, workers seen, learned rates.
+ * items per step and state, unknown items, the account's workers (running, stopped or dead),
+ * learned rates.
  */
 import { resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { API_KEY_ENV, DEFAULT_BASE_URL, readApiKey } from '../../../client/index.js';
 import type { CliIO } from '../../../common/index.js';
 import { DeflowError, EXIT } from '../../../common/index.js';
-import type { QueueRunStatusReport } from '../../../engine/distributed.js';
+import type { QueueRunStatusReport, WorkerPresence } from '../../../engine/distributed.js';
 import { formatTable } from '../../text-table.js';
 
 export interface QueueStatusFlags {
@@ -52,7 +53,7 @@ function toJson(report: QueueRunStatusReport) {
     finished_at: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
     steps: report.steps,
     unknowns: report.unknowns,
-    workers: report.workers.map((w) => ({ host: w.host, pid: w.pid, last_seen: new Date(w.seen).toISOString() })),
+    workers: report.workers.map((w) => ({ host: w.host, pid: w.pid, state: w.state, last_seen: new Date(w.seen).toISOString(), started_at: iso(w.startedAt), stopped_at: iso(w.stoppedAt) })),
     rates: report.rates,
   };
 }
@@ -67,14 +68,33 @@ export function formatQueueStatus(report: QueueRunStatusReport): string[] {
     for (const unknown of report.unknowns) lines.push(`  ${unknown.node}: ${unknown.reason}`);
   }
   if (report.workers.length > 0) {
-    lines.push('', 'workers seen:');
-    for (const worker of report.workers) lines.push(`  ${worker.host} pid ${worker.pid}, last took a new run at ${new Date(worker.seen).toISOString()}`);
+    lines.push('', 'workers of this account:');
+    for (const worker of report.workers) lines.push(`  ${worker.host} pid ${worker.pid}: ${describeWorker(worker)}`);
   }
   if (report.rates.length > 0) {
     lines.push('', 'learned rate limits:');
     for (const rate of report.rates) lines.push(`  ${rate.bucket}: ${rate.limit} per ${rate.window_seconds} s${rate.daily_remaining === null ? '' : `, ${rate.daily_remaining} left today`}`);
   }
   return lines;
+}
+
+/** A worker's state as a person reads it, with real wall times. */
+function describeWorker(worker: WorkerPresence): string {
+  const seen = new Date(worker.seen).toISOString();
+  switch (worker.state) {
+    case 'running':
+      return `running (last heartbeat ${seen})`;
+    case 'stopped':
+      return `stopped (closed cleanly at ${new Date(worker.stoppedAt ?? worker.seen).toISOString()})`;
+    case 'dead':
+      return `dead (no heartbeat since ${seen}: killed or cut off; its jobs go to other workers once their locks lapse)`;
+    case 'seen':
+      return `last seen ${seen} (a worker without heartbeats: alive or not is unknown)`;
+  }
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
 }
 
 async function isFile(path: string): Promise<boolean> {
