@@ -10,15 +10,29 @@ const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1e3, m: 60e
 
 /** How long jobs in flight are polled after Ctrl-C without --drain (the engine's default). */
 const DEFAULT_GRACE_MS = 15_000;
-/** --drain's default in CI (CI=true): a bounded wait, so a job step does not hang for hours. */
+/** --drain's default in CI (CI=true) without a deadline: a bounded wait, so a job step does not hang for hours. */
 export const CI_DRAIN_MS = 10 * 60_000;
+/**
+ * The time the session must have ended by (a CI step's timeout: GitHub does not tell a step its
+ * timeout, so the action computes it from its `timeout-minutes` input and its own start).
+ */
+export const DRAIN_DEADLINE_ENV = 'DEFLOW_DRAIN_DEADLINE';
+/** Kept free before the deadline: the reports are written and the process exits after the drain. */
+export const DEADLINE_MARGIN_MS = 30_000;
 
 /**
- * `--drain[=DURATION]`: how long (ms) jobs in flight are still polled after Ctrl-C when the run
- * has webhooks: alone, until they are done; without the flag, 10 minutes in CI, else 15 s.
+ * `--drain[=DURATION]`: how long (ms) jobs in flight are still polled after Ctrl-C (or their
+ * deliveries awaited after a budget stop or a daily limit) when the run has webhooks: alone,
+ * until they are done; without the flag, until 30 s before $DEFLOW_DRAIN_DEADLINE when it is
+ * set (a function: the time left when the drain starts), else 10 minutes in CI, else 15 s.
+ * `now`: epoch ms.
  */
-export function parseDrain(value: string | boolean | undefined, env: Readonly<Record<string, string | undefined>>): number {
-  if (value === undefined || value === false) return env['CI'] === 'true' || env['CI'] === '1' ? CI_DRAIN_MS : DEFAULT_GRACE_MS;
+export function parseDrain(value: string | boolean | undefined, env: Readonly<Record<string, string | undefined>>, now: () => number = Date.now): number | (() => number) {
+  if (value === undefined || value === false) {
+    const deadline = drainDeadline(env, now);
+    if (deadline !== undefined) return deadline;
+    return env['CI'] === 'true' || env['CI'] === '1' ? CI_DRAIN_MS : DEFAULT_GRACE_MS;
+  }
   if (value === true || value.trim() === '') return Number.POSITIVE_INFINITY;
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
   if (match === null) {
@@ -27,6 +41,19 @@ export function parseDrain(value: string | boolean | undefined, env: Readonly<Re
     });
   }
   return Number(match[1]) * (DURATION_UNITS[match[2] ?? 's'] ?? 1e3);
+}
+
+/** The ms left, when asked, until {@link DEADLINE_MARGIN_MS} before $DEFLOW_DRAIN_DEADLINE (at least 0), or undefined when it is not set. */
+function drainDeadline(env: Readonly<Record<string, string | undefined>>, now: () => number): (() => number) | undefined {
+  const raw = env[DRAIN_DEADLINE_ENV]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const at = /^\d+(?:\.\d+)?$/.test(raw) ? Number(raw) * 1000 : /^\d{4}-\d\d-\d\dT/.test(raw) ? Date.parse(raw) : Number.NaN;
+  if (!Number.isFinite(at)) {
+    throw new DeflowError('E_USAGE_OPTION', `${DRAIN_DEADLINE_ENV}: expected the time this session must end by, as ISO 8601 (2026-01-02T03:04:05Z) or Unix seconds, got ${JSON.stringify(raw)}`, {
+      details: { option: DRAIN_DEADLINE_ENV },
+    });
+  }
+  return () => Math.max(0, at - now() - DEADLINE_MARGIN_MS);
 }
 
 /** What Ctrl-C says when jobs given this session's webhook URL are in flight. */

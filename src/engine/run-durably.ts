@@ -116,7 +116,7 @@ async function drainDeliveries(drain: DeliveryDrain, status: DurableOutcome['sta
   const why = STOPPED_BY[status];
   if (why === undefined || drain.outstanding === 0) return;
   const count = drain.outstanding;
-  const boundMs = options.graceMs ?? DEFAULT_DRAIN_MS;
+  const boundMs = (typeof options.graceMs === 'function' ? options.graceMs() : options.graceMs) ?? DEFAULT_DRAIN_MS;
   const jobs = `${count} job${count === 1 ? '' : 's'} given this session's webhook URL ${count === 1 ? 'has' : 'have'} not had ${count === 1 ? 'its' : 'their'} final delivery yet`;
   options.onNotice?.(
     `${why} with ${jobs}: up to ${2 * count} deliveries would fail once its receiver closes (10 failed in a row switch off the account's webhooks); waiting ${Number.isFinite(boundMs) ? `up to ${Math.round(boundMs / 1000)} s ` : ''}for them (--drain sets how long; Ctrl-C stops now)`,

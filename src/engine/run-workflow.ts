@@ -74,10 +74,10 @@ export interface RunWorkflowOptions {
   readonly interrupted?: Promise<void> | undefined;
   /**
    * How long jobs in flight are still polled after an interrupt (clock ms; Infinity: until they
-   * are done, `--drain`).
+   * are done, `--drain`); a function is asked when the interrupt comes (a deadline's time left).
    * @default 15000
    */
-  readonly graceMs?: number;
+  readonly graceMs?: number | (() => number);
   /** Node states from an earlier run (resume). */
   readonly seed?: Iterable<SeedNode>;
   readonly resumed?: boolean;
@@ -163,7 +163,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
   const grace = new AbortController();
   void options.interrupted?.then(() => {
     control.stop('interrupted');
-    const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    const graceMs = (typeof options.graceMs === 'function' ? options.graceMs() : options.graceMs) ?? DEFAULT_GRACE_MS;
     // Polls still due before the end of the grace period happen; the last one just before it.
     control.pollDeadline = clock.now() + graceMs * 0.95;
     // Infinity (`--drain` alone): polled until they are done.

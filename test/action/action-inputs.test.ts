@@ -14,6 +14,7 @@ const script = new URL('../../action/run.mjs', import.meta.url).pathname;
 /** A CLI that appends its arguments (JSON) to calls.jsonl and exits with $FAKE_EXIT. */
 const FAKE_CLI = `import { appendFileSync } from 'node:fs';
 appendFileSync(process.env.FAKE_CALLS, JSON.stringify(process.argv.slice(2)) + '\\n');
+if (process.env.FAKE_ENV) appendFileSync(process.env.FAKE_ENV, JSON.stringify({ deadline: process.env.DEFLOW_DRAIN_DEADLINE ?? null }) + '\\n');
 process.exit(Number(process.env.FAKE_EXIT ?? 0));
 `;
 
@@ -25,7 +26,7 @@ beforeEach(async () => {
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
 async function action(inputs: Record<string, string>, exit = 0): Promise<{ code: number; stdout: string; calls: string[][]; outputs: string; path: string }> {
-  for (const file of ['calls.jsonl', 'output.txt', 'path.txt']) await writeFile(join(dir, file), '');
+  for (const file of ['calls.jsonl', 'output.txt', 'path.txt', 'env.jsonl']) await writeFile(join(dir, file), '');
   const env: NodeJS.ProcessEnv = {
     PATH: process.env['PATH'],
     GITHUB_ACTIONS: 'true',
@@ -36,6 +37,7 @@ async function action(inputs: Record<string, string>, exit = 0): Promise<{ code:
     DEFLOW_CLI: join(dir, 'fake-cli.mjs'),
     FAKE_CALLS: join(dir, 'calls.jsonl'),
     FAKE_EXIT: String(exit),
+    FAKE_ENV: join(dir, 'env.jsonl'),
   };
   for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase()}`] = value;
   const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) =>
@@ -45,7 +47,38 @@ async function action(inputs: Record<string, string>, exit = 0): Promise<{ code:
   return { code, stdout, calls, outputs: await readFile(join(dir, 'output.txt'), 'utf8'), path: await readFile(join(dir, 'path.txt'), 'utf8') };
 }
 
+/** DEFLOW_DRAIN_DEADLINE as each call of the CLI saw it. */
+async function deadlines(): Promise<(string | null)[]> {
+  return (await readFile(join(dir, 'env.jsonl'), 'utf8')).split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { deadline: string | null }).deadline);
+}
+
 describe("the action's inputs", () => {
+  it('timeout-minutes gives deflow the step\'s deadline (DEFLOW_DRAIN_DEADLINE: the step\'s start plus the minutes); webhook-url and webhook-listen become flags', async () => {
+    const before = Date.now();
+    const result = await action({ workflow: 'w.yaml', 'timeout-minutes': '25', 'webhook-url': 'https://hooks.example.com/deflow', 'webhook-listen': '127.0.0.1:8787' });
+    const after = Date.now();
+    expect(result.code, result.stdout).toBe(0);
+    const args = result.calls[0]!;
+    expect(args.slice(args.indexOf('--webhook-url'), args.indexOf('--webhook-url') + 4)).toEqual(['--webhook-url', 'https://hooks.example.com/deflow', '--webhook-listen', '127.0.0.1:8787']);
+    const [deadline] = await deadlines();
+    const at = Date.parse(deadline!);
+    expect(at).toBeGreaterThanOrEqual(before + 25 * 60_000 - 1000);
+    expect(at).toBeLessThanOrEqual(after + 25 * 60_000);
+    const none = await action({ workflow: 'w.yaml' });
+    expect(none.code).toBe(0);
+    expect(await deadlines()).toEqual([null]);
+  });
+
+  it('refuses a timeout-minutes that is not a number > 0, and webhook-url without webhook-listen', async () => {
+    const bad = await action({ workflow: 'w.yaml', 'timeout-minutes': 'soon' });
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toContain('timeout-minutes: expected the step\'s timeout-minutes, a number > 0, got "soon"');
+    const half = await action({ workflow: 'w.yaml', 'webhook-url': 'https://hooks.example.com/deflow' });
+    expect(half.code).toBe(2);
+    expect(half.stdout).toContain('webhook-url: expected webhook-listen as well');
+    expect(half.calls).toEqual([]);
+  });
+
   it('run: max-cost, emulator, inputs, keep-going and state-dir become flags; progress is not silenced', async () => {
     const result = await action({ workflow: 'w.yaml', command: 'run', 'max-cost': '2.5', emulator: 'true', inputs: 'a=1\nb=2', 'keep-going': 'true', 'state-dir': 'state' });
     expect(result.code, result.stdout).toBe(0);

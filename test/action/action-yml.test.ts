@@ -21,7 +21,7 @@ describe('action.yml', () => {
   });
 
   it('has the inputs and outputs the docs name', () => {
-    expect(Object.keys(action.inputs)).toEqual(['workflow', 'command', 'max-cost', 'emulator', 'inputs', 'keep-going', 'state-dir', 'compare-to', 'allow-left-out']);
+    expect(Object.keys(action.inputs)).toEqual(['workflow', 'command', 'max-cost', 'emulator', 'inputs', 'keep-going', 'state-dir', 'compare-to', 'allow-left-out', 'webhook-url', 'webhook-listen', 'timeout-minutes']);
     expect(action.inputs['workflow']?.required).toBe(true);
     expect([action.inputs['command']?.default, action.inputs['emulator']?.default, action.inputs['keep-going']?.default, action.inputs['allow-left-out']?.default]).toEqual(['run', 'false', 'false', 'false']);
     expect(Object.keys(action.outputs)).toEqual(['cost', 'quote-high', 'report', 'exit-code']);

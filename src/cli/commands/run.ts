@@ -59,7 +59,7 @@ export function registerRunCommand(program: Command, io: CliIO, wrap: ActionWrap
     )
     .option(
       '--drain [duration]',
-      "with --webhook-url: on Ctrl-C, wait for the jobs given this session's webhook URL to end (polling as a fallback), so their deliveries do not fail (--drain=DURATION: at most 90s, 10m, 2h; alone: until they are done; default in CI (CI=true): 10m, else 15s)",
+      "with --webhook-url: on Ctrl-C, a budget stop or a daily limit, wait for the jobs given this session's webhook URL to end and their deliveries to come (polling as a fallback), so their deliveries do not fail (--drain=DURATION: at most 90s, 10m, 2h; alone: until they are done; default: until 30 s before $DEFLOW_DRAIN_DEADLINE when set, else in CI (CI=true) 10m, else 15s)",
     )
     .option('--quiet', 'no progress output (files and --json are still written)')
     .option('--no-color', 'no colours in progress output')

@@ -162,7 +162,7 @@ export async function runCommand(file: string, given: RunFlags, io: CliIO): Prom
     let outcome: RunOutcome;
     let reportError: { error: unknown } | undefined;
     const hooked = webhook === undefined ? null : new JobsInFlight();
-    if (hooked !== null) void io.interrupted?.then(() => io.stderr.write(drainNotice(hooked.count, drainMs)));
+    if (hooked !== null) void io.interrupted?.then(() => io.stderr.write(drainNotice(hooked.count, typeof drainMs === 'function' ? drainMs() : drainMs)));
     try {
       outcome = await runOpened(durable, {
         graph,
