@@ -2,7 +2,8 @@
  * An items file is read as a stream and its 1,000,000-item cap is enforced while reading, with
  * the built CLI (`node dist/bin/deflow.js validate`): a file one item over the cap and a file of
  * 64 M lines (under the 256 MiB byte cap) are refused at the first item past the cap, located at
- * its line, exit 2; a file at the cap is validated. Each child's peak RSS (its own
+ * its line, exit 2; a file at the cap is validated, as text lines, JSON lines of records and a
+ * CSV. Each child's peak RSS (its own
  * `process.resourceUsage().maxRSS`, written at exit by a preloaded module) stays under 300 MB.
  */
 import { execFile } from 'node:child_process';
@@ -25,13 +26,17 @@ beforeAll(async () => {
   await writeFile(join(dir, 'peak-rss.mjs'), "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.PEAK_RSS_FILE, String(process.resourceUsage().maxRSS)));\n");
   const lines = (n: number): string => Array.from({ length: n }, (_, i) => `a cat number ${i}\n`).join('');
   await writeFile(join(dir, 'at-cap.txt'), lines(CAP));
+  await writeFile(join(dir, 'at-cap-jsonl.jsonl'), Array.from({ length: CAP }, (_, i) => `${JSON.stringify({ prompt: `a cat number ${i}` })}\n`).join(''));
+  await writeFile(join(dir, 'at-cap-csv.csv'), `prompt\n${lines(CAP)}`);
   await writeFile(join(dir, 'over-cap.txt'), lines(CAP + 1));
   // 64 Mi lines of one letter: 128 MiB, under the byte cap.
   await writeFile(join(dir, 'many-lines.txt'), Buffer.alloc(128 * 1024 * 1024, 'a\n'));
-  for (const name of ['at-cap', 'over-cap', 'many-lines']) {
+  for (const [name, file] of [['at-cap', 'at-cap.txt'], ['over-cap', 'over-cap.txt'], ['many-lines', 'many-lines.txt'], ['at-cap-jsonl', 'at-cap-jsonl.jsonl'], ['at-cap-csv', 'at-cap-csv.csv']] as const) {
+    // A text file's item is its line; the others' are records with a `prompt` field.
+    const field = file.endsWith('.txt') ? 'item.value' : 'item.prompt';
     await writeFile(
       join(dir, `${name}.yaml`),
-      ['version: 1', `name: ${name}`, 'steps:', '  draw:', '    task: image.generate', `    for_each: { file: ${name}.txt }`, '    with: { prompt: "${{ item.value }}", model: Flux1schnell, width: 512, height: 512, steps: 4, seed: 1 }', ''].join('\n'),
+      ['version: 1', `name: ${name}`, 'steps:', '  draw:', '    task: image.generate', `    for_each: { file: ${file} }`, `    with: { prompt: "\${{ ${field} }}", model: Flux1schnell, width: 512, height: 512, steps: 4, seed: 1 }`, ''].join('\n'),
     );
   }
 }, 300_000);
@@ -90,11 +95,15 @@ describe('items file cap (built CLI)', () => {
     expect(result.peakRssMb).toBeLessThanOrEqual(PEAK_RSS_LIMIT_MB);
   }, 120_000);
 
-  it(`validates a file at the cap within ${PEAK_RSS_LIMIT_MB} MB of peak RSS`, async () => {
-    const result = await validate('at-cap');
+  it.each([
+    ['text lines', 'at-cap', 'at-cap.txt'],
+    ['JSON lines of records', 'at-cap-jsonl', 'at-cap-jsonl.jsonl'],
+    ['a CSV', 'at-cap-csv', 'at-cap-csv.csv'],
+  ])(`validates %s at the cap within ${PEAK_RSS_LIMIT_MB} MB of peak RSS`, async (_format, workflow, file) => {
+    const result = await validate(workflow);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`${CAP} items  file at-cap.txt`);
+    expect(result.stdout).toContain(`${CAP} items  file ${file}`);
     expect(result.peakRssMb).toBeLessThanOrEqual(PEAK_RSS_LIMIT_MB);
   }, 120_000);
 });

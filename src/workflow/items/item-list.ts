@@ -52,17 +52,30 @@ export function createPathItems(paths: readonly string[], describe: string): Ite
 export function createValueItems(values: readonly unknown[], describe: string): ItemList {
   const fields = new Set<string>();
   for (const value of values) if (isRecord(value)) for (const key of Object.keys(value)) fields.add(key);
+  return createSourceItems({ length: values.length, get: (k) => values[checkedAt(values, k)], fields }, describe);
+}
+
+/** Values held elsewhere (an items file's compact lines or columns), decoded by `get` when asked for. */
+export interface ValueSource {
+  readonly length: number;
+  /** Value `k`; throws a RangeError outside 0..length-1. */
+  get(k: number): unknown;
+  readonly fields: ReadonlySet<string>;
+}
+
+/** Items whose values come from `source`. */
+export function createSourceItems(source: ValueSource, describe: string): ItemList {
   return {
-    length: values.length,
+    length: source.length,
     describe,
-    fields,
+    fields: source.fields,
     at: (k) => {
-      const value = values[checkedAt(values, k)];
+      const value = source.get(k);
       if (isRecord(value)) return recordContext(k, value);
       if (typeof value === 'string') return pathContext(k, value);
       return { index: k, value, path: null, name: null, stem: null, ext: null, dir: null };
     },
-    valueAt: (k) => values[checkedAt(values, k)],
+    valueAt: (k) => source.get(k),
   };
 }
 

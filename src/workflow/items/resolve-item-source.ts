@@ -6,7 +6,7 @@ import { prepareScope } from '../expressions/evaluate.js';
 import { staticValue } from '../expressions/static-value.js';
 import type { ForEachDef, Template, Workflow } from '../types.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
-import { createMatrixItems, createPathItems, createValueItems, type ItemList } from './item-list.js';
+import { createMatrixItems, createPathItems, createSourceItems, createValueItems, type ItemList } from './item-list.js';
 import { readItemFile } from './read-item-file.js';
 
 /** Longest file or folder name most file systems take (bytes). */
@@ -87,7 +87,7 @@ export async function resolveItemSource(
           : workflow.locator.at(source.file.path);
         return { ok: false, error: new WorkflowError(WORKFLOW_CODES.forEach, location, result.at ? result.reason : `${written}: ${result.reason}`) };
       }
-      items = createValueItems(result.values, `file ${written}`);
+      items = createSourceItems(result.values, `file ${written}`);
       break;
     }
   }

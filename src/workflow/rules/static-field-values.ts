@@ -48,8 +48,17 @@ export function* knownValues(context: RuleContext, step: StepDef, value: ValueTe
  */
 const known = new WeakMap<RuleContext, WeakMap<StepDef, Map<string, KnownValues>>>();
 
-/** Values worked out once: shared ones as they are, per-item ones as bare values (a million items keep a million values, not a million records). */
-type KnownValues = { readonly shared: readonly KnownValue[] } | { readonly perItem: readonly StaticValue[]; readonly itemValue: (k: number) => unknown };
+/**
+ * Values worked out once: shared ones as they are, per-item ones as bare values (a million items
+ * keep a million values, not a million records): a known value as itself, the rare unknown or
+ * failed one wrapped in a `NotAValue`.
+ */
+type KnownValues = { readonly shared: readonly KnownValue[] } | { readonly perItem: readonly unknown[]; readonly itemValue: (k: number) => unknown };
+
+/** A per-item value that is not known (its StaticValue kept whole). */
+class NotAValue {
+  constructor(readonly value: Exclude<StaticValue, { kind: 'value' }>) {}
+}
 
 /** The known values of a step's field by name, or nothing when the field is absent. */
 export function knownFieldValues(context: RuleContext, step: StepDef, field: string): Iterable<KnownValue> {
@@ -65,7 +74,10 @@ export function knownFieldValues(context: RuleContext, step: StepDef, field: str
   if ('shared' in values) return values.shared;
   const { perItem, itemValue } = values;
   return (function* () {
-    for (let k = 0; k < perItem.length; k++) yield { k, itemValue: itemValue(k), value: perItem[k]! };
+    for (let k = 0; k < perItem.length; k++) {
+      const value = perItem[k];
+      yield { k, itemValue: itemValue(k), value: value instanceof NotAValue ? value.value : { kind: 'value', value } };
+    }
   })();
 }
 
@@ -74,7 +86,7 @@ function workOut(context: RuleContext, step: StepDef, field: string): KnownValue
   if (!value) return { shared: [] };
   const items = value.kind === 'literal' ? undefined : context.itemsOf(step.id);
   if (items === undefined || !contextsOf(value)?.has('item')) return { shared: [...knownValues(context, step, value)] };
-  const perItem: StaticValue[] = [];
-  for (const one of knownValues(context, step, value)) perItem.push(one.value);
+  const perItem: unknown[] = [];
+  for (const { value: one } of knownValues(context, step, value)) perItem.push(one.kind === 'value' ? one.value : new NotAValue(one));
   return { perItem, itemValue: (k) => items.valueAt(k) };
 }
