@@ -1,7 +1,8 @@
 // Writes the GitHub Action's prebuilt bundle, committed as action/dist/ (the convention of
 // actions/typescript-action: the runner runs it as it is, with no install step):
 //   index.mjs                the action's entry (action/run.mjs; Node built-ins only)
-//   bin/deflow.js, *.cjs     the CLI bundle of `npm run build` (dist/bin/: the entry and its chunks)
+//   bin/deflow.js, *.cjs     the CLI bundle of `npm run build` (dist/bin/: the entry and its chunks,
+//   bin/package.json         which marks them CommonJS)
 //   bin/validators/*.cjs     the precompiled workflow validators, each bundled with the parts
 //                            of ajv's runtime it requires: nothing is loaded from node_modules
 // `node scripts/build-action.mjs [DIST] [OUT]`: DIST is a build's output folder (default
@@ -19,7 +20,7 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(resolve(out, 'bin', 'validators'), { recursive: true });
 
 copyFileSync(resolve(root, 'action', 'run.mjs'), resolve(out, 'index.mjs'));
-for (const file of ['deflow.js', ...readdirSync(resolve(dist, 'bin')).filter((name) => name.endsWith('.cjs')).sort()]) copyFileSync(resolve(dist, 'bin', file), resolve(out, 'bin', file));
+for (const file of ['deflow.js', 'package.json', ...readdirSync(resolve(dist, 'bin')).filter((name) => name.endsWith('.cjs')).sort()]) copyFileSync(resolve(dist, 'bin', file), resolve(out, 'bin', file));
 const validators = resolve(dist, 'bin', 'validators');
 for (const file of readdirSync(validators).filter((name) => name.endsWith('.cjs')).sort()) {
   await build({

@@ -24,10 +24,13 @@ import {
   type Stats,
   writeSync,
 } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { DeflowError } from './deflow-error.js';
 import { newTempName } from './orphan-temps.js';
+
+/** node:fs/promises, loaded when first used: a start that writes nothing compiles none of it (docs/performance.md). */
+const fsp = (): typeof import('node:fs/promises') => process.getBuiltinModule('node:fs/promises');
 
 /** Flushes a directory's entries (new, renamed or removed names) to disk. */
 export function fsyncDir(dir: string): void {
@@ -140,7 +143,7 @@ export async function writeFileAtomically(
   await placeFileAtomically(
     path,
     async (tmp) => {
-      const handle = await open(tmp, CREATE_FLAGS, options.mode ?? 0o644);
+      const handle = await fsp().open(tmp, CREATE_FLAGS, options.mode ?? 0o644);
       try {
         if (typeof content === 'function') await content(handle);
         else await writeContent(handle, content);
@@ -162,19 +165,19 @@ export async function writeFileAtomically(
 export async function placeFileAtomically(path: string, create: (tmp: string) => Promise<void>, options: Pick<AtomicWriteOptions, 'makeFolder'> = {}): Promise<void> {
   let tmp: string | undefined;
   try {
-    if (options.makeFolder === true) await mkdir(dirname(path), { recursive: true });
-    refuseNonFile(path, await lstat(path).catch(ifMissing));
+    if (options.makeFolder === true) await fsp().mkdir(dirname(path), { recursive: true });
+    refuseNonFile(path, await fsp().lstat(path).catch(ifMissing));
     tmp = tempPathFor(path);
     await create(tmp);
     // Checked again just before the rename: a folder or device put there meanwhile stays.
-    refuseNonFile(path, await lstat(path).catch(ifMissing));
-    await rename(tmp, path);
+    refuseNonFile(path, await fsp().lstat(path).catch(ifMissing));
+    await fsp().rename(tmp, path);
     // rename() between two links to one file is a no-op that leaves the temporary name behind.
-    await rm(tmp, { force: true });
+    await fsp().rm(tmp, { force: true });
     tmp = undefined;
     fsyncDir(dirname(path));
   } catch (error) {
-    if (tmp !== undefined) await rm(tmp, { force: true }).catch(() => undefined);
+    if (tmp !== undefined) await fsp().rm(tmp, { force: true }).catch(() => undefined);
     throw fileWriteError(path, error);
   }
 }

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 
 /**
  * A signal meant to be shared by many concurrent waits (a quote's price requests waiting on
@@ -10,7 +9,8 @@ import { setMaxListeners } from 'node:events';
 export function fanOutSignal(parent: AbortSignal | undefined): { readonly signal: AbortSignal | undefined; dispose(): void } {
   if (parent === undefined) return { signal: undefined, dispose: () => {} };
   const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
+  // node:events loaded when first used: a start that makes no signal compiles none of it.
+  process.getBuiltinModule('node:events').setMaxListeners(0, controller.signal);
   if (parent.aborted) {
     controller.abort(parent.reason);
     return { signal: controller.signal, dispose: () => {} };

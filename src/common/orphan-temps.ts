@@ -10,11 +10,14 @@
  * removed by a later run). Names without a writer (`.<16 hex>.part`, written before) are orphans
  * once two hours old.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { lstat, readdir, rm } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
+
+// node:crypto, node:os and node:fs/promises are loaded when first used (process.getBuiltinModule):
+// each costs a start its compile, and a command that writes nothing needs none of them
+// (docs/performance.md).
+const crypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto');
+const fsp = (): typeof import('node:fs/promises') => process.getBuiltinModule('node:fs/promises');
 
 /** Suffix of every temporary file the writers leave behind when killed mid-write. */
 export const TEMP_SUFFIX = '.part';
@@ -37,19 +40,19 @@ function tags(): { host: string; boot: string } {
     } catch {
       // no /proc: every boot looks alike, and the pid alone decides
     }
-    ownTags = { host: tag(hostname()), boot: tag(boot) };
+    ownTags = { host: tag(process.getBuiltinModule('node:os').hostname()), boot: tag(boot) };
   }
   return ownTags;
 }
 
 function tag(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 4);
+  return crypto().createHash('sha256').update(text).digest('hex').slice(0, 4);
 }
 
 /** A fresh temporary file name (no folder) naming this process as its writer. */
 export function newTempName(): string {
   const { host, boot } = tags();
-  return `.${randomBytes(4).toString('hex')}.${process.pid}.${host}${boot}${TEMP_SUFFIX}`;
+  return `.${crypto().randomBytes(4).toString('hex')}.${process.pid}.${host}${boot}${TEMP_SUFFIX}`;
 }
 
 /** True when `name` is a temporary file whose writer provably no longer runs (`mtimeMs` for anonymous ones). */
@@ -89,7 +92,7 @@ export async function removeOrphanTemps(dirs: readonly string[], now = Date.now(
   const visit = async (dir: string): Promise<void> => {
     let entries;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = await fsp().readdir(dir, { withFileTypes: true });
     } catch {
       return; // gone, or not a folder
     }
@@ -98,8 +101,8 @@ export async function removeOrphanTemps(dirs: readonly string[], now = Date.now(
       if (entry.isDirectory()) await visit(path);
       else if (entry.isFile() && entry.name.endsWith(TEMP_SUFFIX)) {
         try {
-          if (!isOrphanTemp(entry.name, (await lstat(path)).mtimeMs, now)) continue;
-          await rm(path, { force: true });
+          if (!isOrphanTemp(entry.name, (await fsp().lstat(path)).mtimeMs, now)) continue;
+          await fsp().rm(path, { force: true });
           removed.push(path);
         } catch {
           // gone meanwhile

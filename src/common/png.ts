@@ -3,7 +3,9 @@
  * are both made of it. It takes the image's rows already filtered (each row a filter byte,
  * then its samples) and adds the signature, the header, the compressed data and the end.
  */
-import { crc32, deflateSync } from 'node:zlib';
+// node:zlib is loaded when a PNG is first written (process.getBuiltinModule): a start that
+// writes none compiles none of it.
+const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
 
 /** PNG colour types used here: grey, RGB, RGBA (8 bits per sample). */
 export type PngColour = 'grey' | 'rgb' | 'rgba';
@@ -17,7 +19,7 @@ function chunk(type: string, data: Buffer): Buffer {
   head.writeUInt32BE(data.length, 0);
   head.write(type, 4, 'latin1');
   const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(data, crc32(head.subarray(4))) >>> 0, 0);
+  crc.writeUInt32BE(zlib().crc32(data, zlib().crc32(head.subarray(4))) >>> 0, 0);
   return Buffer.concat([head, data, crc]);
 }
 
@@ -31,6 +33,6 @@ export function encodePng(options: { readonly width: number; readonly height: nu
   header.writeUInt32BE(options.height, 4);
   header[8] = 8; // bit depth
   header[9] = COLOUR_TYPE[options.colour];
-  const data = options.level === undefined ? deflateSync(options.rows) : deflateSync(options.rows, { level: options.level });
+  const data = options.level === undefined ? zlib().deflateSync(options.rows) : zlib().deflateSync(options.rows, { level: options.level });
   return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', data), chunk('IEND', Buffer.alloc(0))]);
 }

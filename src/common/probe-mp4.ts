@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import type { Movie } from 'mp4box';
 
 /** What an ISO BMFF container (MP4, MOV) holds, as read by mp4box from its `moov`. */
@@ -25,7 +24,7 @@ export async function probeMp4(path: string): Promise<Mp4Probe | undefined> {
   // mp4box logs parse errors to the console at any log level: only hand it ISO BMFF files.
   const type = await fileTypeFromFile(path).catch(() => undefined);
   if (!type || !ISO_BMFF_TYPES.has(type.mime)) return undefined;
-  const file = await open(path, 'r');
+  const file = await process.getBuiltinModule('node:fs/promises').open(path, 'r');
   try {
     const { size } = await file.stat();
     const parser = createFile();

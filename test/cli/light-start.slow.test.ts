@@ -77,6 +77,26 @@ async function chunksOf(name: string, args: readonly string[]): Promise<{ files:
 /** What a module of the engine, report, emulator, OpenTelemetry, prom-client or queue looks like in the metafile. */
 const NOT_FOR_VALIDATE = /^dist\/(engine|report|emulator)\/|node_modules\/(@opentelemetry|prom-client|bullmq|ioredis)\//;
 
+/** Node's built-in modules `deflow ARGS` loads, as the bin starts (Node's own list of what it compiled). */
+async function builtinsOf(args: readonly string[]): Promise<string[]> {
+  const list = join(traces, 'builtins.cjs');
+  await writeFile(list, `process.on('exit', () => process.stderr.write('BUILTINS ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join(' ') + '\\n'));\n`);
+  const { stderr } = await promisify(execFile)(process.execPath, ['--require', list, cli.main, ...args], { cwd: root, env: { ...process.env, DEAPI_API_KEY: '' } });
+  return /^BUILTINS (.*)$/m.exec(stderr)?.[1]?.split(' ') ?? [];
+}
+
+describe('a start compiles only the built-ins it uses', () => {
+  it('the bin is CommonJS (no ES module loader), and --help and validate load no node:zlib, nor node:crypto where Node keeps the compile cache (the vm.Script cache is named by a digest)', async () => {
+    const unwanted = ['zlib', 'internal/modules/esm/initialize_import_meta', ...(nodeHasCompileCache ? ['crypto'] : [])];
+    expect(JSON.parse(await readFile(join(cli.dist, 'bin', 'package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
+    for (const args of [['--help'], ['validate', 'workflows/demo.yaml', '--offline']]) {
+      const builtins = await builtinsOf(args);
+      expect(builtins.length, args.join(' ')).toBeGreaterThan(10);
+      expect(builtins.filter((name) => unwanted.includes(name)), args.join(' ')).toEqual([]);
+    }
+  });
+});
+
 describe('the bundle is split: a command loads the chunks it runs', () => {
   it("--help and --version load the entry and the command tree: under a tenth of the bundle, no command's action", async () => {
     const bin = join(cli.dist, 'bin');

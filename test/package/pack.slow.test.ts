@@ -88,7 +88,7 @@ describe('the packed package', () => {
       /^workflows\/(media|data)\/[\w/.-]+\.(mp3|mp4|png|csv|txt)$/,
     ];
     expect(files.filter((file) => !allowed.some((pattern) => pattern.test(file)))).toEqual([]);
-    for (const needed of ['dist/bin/deflow.js', 'dist/bin/deflow.cjs', 'dist/index.js', 'dist/index.d.ts', 'schemas/workflow.schema.json', 'workflows/demo.yaml', 'workflows/media/scans/invoice.png', 'workflows/data/prompts.csv']) {
+    for (const needed of ['dist/bin/deflow.js', 'dist/bin/package.json', 'dist/bin/deflow.cjs', 'dist/index.js', 'dist/index.d.ts', 'schemas/workflow.schema.json', 'workflows/demo.yaml', 'workflows/media/scans/invoice.png', 'workflows/data/prompts.csv']) {
       expect(files, needed).toContain(needed);
     }
     for (const file of readdirSync(join(root, 'workflows', 'media'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())) {
