@@ -87,6 +87,22 @@ describe('scripts/ensure-test-deps.mjs', () => {
     expect(run.stderr).toContain(`install with: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${PACKAGES.join(' ')}`);
   });
 
+  it('as a user who is not root, with apt-get there but no sudo: installs nothing, names the exact install command for redis-server and Chromium, and exits 0 (those tests skip)', () => {
+    const dir = binDir();
+    chmodSync(dir, 0o777);
+    put(dir, FAKE_APT(dir));
+    // This process may be root (a container): the script then runs as nobody, as a developer's shell would.
+    const asUser = process.getuid?.() === 0 ? ['/usr/bin/setpriv', '/bin/setpriv'].find((file) => existsSync(file)) : undefined;
+    if (process.getuid?.() === 0 && asUser === undefined) throw new Error('running as root without setpriv: cannot run the script as a user who is not root');
+    const command = asUser === undefined ? [process.execPath, script] : [asUser, '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, script];
+    const run = spawnSync(command[0]!, command.slice(1), { encoding: 'utf8', env: { PATH: dir, CHROMIUM_PATH: join(dir, 'chromium'), HOME: dir } });
+    expect(run.status, run.stderr).toBe(0);
+    expect(existsSync(join(dir, 'apt.log'))).toBe(false);
+    expect(run.stderr).toContain('test dependencies: not installed: redis-server, for the queue tests; chromium, for the HTML report');
+    expect(run.stderr).toContain(`  install with: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${PACKAGES.join(' ')}   (macOS: brew install redis && brew install --cask chromium && brew install prometheus && brew install pushgateway)`);
+    expect(run.stderr).toContain('until then those tests are skipped, each saying so');
+  });
+
   it('DEFLOW_TEST_DEPS_INSTALL=never installs nothing', () => {
     const dir = binDir();
     put(dir, FAKE_APT(dir));
