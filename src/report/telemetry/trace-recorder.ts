@@ -11,12 +11,11 @@
  */
 import { type Context, type Span, SpanKind, SpanStatusCode, ROOT_CONTEXT, type Tracer, trace } from '@opentelemetry/api';
 import { TraceState } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, RandomIdGenerator, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, RandomIdGenerator } from '@opentelemetry/sdk-trace-base';
 import { UsdTally } from '../../common/index.js';
 import type { NodeRef, RunEvent } from '../../engine/index.js';
-import { FileSpanExporter } from './file-span-exporter.js';
+import { flushWithin, spanProcessors } from './trace-provider.js';
 import { parentFromEnvironment, traceIdOfRun } from './trace-ids.js';
 import type { TraceSettings } from './trace-settings.js';
 
@@ -56,11 +55,8 @@ const nodeKey = (node: NodeRef): string => `${node.step}\u0000${node.index}`;
 export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder {
   const now = options.now ?? Date.now;
   const steps = new Map(options.steps.map((step) => [step.id, step]));
-  const processors: SpanProcessor[] = [];
   const { settings } = options;
-  if (settings.file !== null) processors.push(new BatchSpanProcessor(new FileSpanExporter(settings.file)));
-  if (settings.otlpUrl !== null) processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpUrl, timeoutMillis: 5000 })));
-  if (settings.console) processors.push(new BatchSpanProcessor(new ConsoleSpanExporter()));
+  const processors = spanProcessors(settings);
   const random = new RandomIdGenerator();
   let runTraceId: string | null = null;
   const provider = new BasicTracerProvider({
@@ -326,17 +322,7 @@ export function openTraceRecorder(options: TraceRecorderOptions): TraceRecorder 
         session.end(now());
         finished = true;
       }
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, deadlineMs);
-        timer.unref();
-      });
-      const flush = (async () => {
-        await provider.forceFlush();
-        await provider.shutdown();
-      })().catch(() => {});
-      await Promise.race([flush, deadline]);
-      clearTimeout(timer);
+      await flushWithin(provider, deadlineMs);
     },
   };
 }

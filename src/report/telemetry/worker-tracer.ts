@@ -7,11 +7,10 @@
  * worker traces (the OTEL_* variables).
  */
 import { type Span, SpanKind, SpanStatusCode, ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import type { RunEvent } from '../../engine/index.js';
-import { FileSpanExporter } from './file-span-exporter.js';
+import { flushWithin, spanProcessors } from './trace-provider.js';
 import { parentFromEnvironment } from './trace-ids.js';
 import type { TraceSettings } from './trace-settings.js';
 
@@ -26,10 +25,7 @@ export interface WorkerTracer {
 export function openWorkerTracer(options: { readonly settings: TraceSettings; readonly version: string; readonly now?: () => number }): WorkerTracer {
   const now = options.now ?? Date.now;
   const { settings } = options;
-  const processors: SpanProcessor[] = [];
-  if (settings.file !== null) processors.push(new BatchSpanProcessor(new FileSpanExporter(settings.file)));
-  if (settings.otlpUrl !== null) processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpUrl, timeoutMillis: 5000 })));
-  if (settings.console) processors.push(new BatchSpanProcessor(new ConsoleSpanExporter()));
+  const processors = spanProcessors(settings);
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ ...settings.resourceAttributes, 'service.name': settings.serviceName, 'service.version': options.version }),
     spanProcessors: processors,
@@ -110,17 +106,7 @@ export function openWorkerTracer(options: { readonly settings: TraceSettings; re
         span.end(now());
       }
       open.clear();
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, deadlineMs);
-        timer.unref();
-      });
-      const flush = (async () => {
-        await provider.forceFlush();
-        await provider.shutdown();
-      })().catch(() => {});
-      await Promise.race([flush, deadline]);
-      clearTimeout(timer);
+      await flushWithin(provider, deadlineMs);
     },
   };
 }
