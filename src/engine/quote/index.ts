@@ -1,3 +1,4 @@
+export { DEFAULT_FIT_TOLERANCE, fitLine, predictPrice, withinTolerance } from './price-fit.js';
 export { createDurationReader, readMediaDuration } from './media-duration.js';
 export type { DurationReader } from './media-duration.js';
 export { sizeVariableOf } from './price-classes.js';

@@ -14,7 +14,7 @@
 import type { RequestFields } from '../../../client/index.js';
 import { toMicrosUp, toUsd } from '../../../common/index.js';
 import type { GraphStep, JobGraph } from '../../../workflow/index.js';
-import { readMediaDuration, sizeVariableOf } from '../../quote/index.js';
+import { DEFAULT_FIT_TOLERANCE, fitLine, predictPrice, readMediaDuration, sizeVariableOf, withinTolerance } from '../../quote/index.js';
 import type { Quote, QuotedClass } from '../../quote/index.js';
 import type { SizeVariable } from '../../quote/index.js';
 
@@ -33,7 +33,7 @@ interface ClassLine {
 
 const METHOD = { none: 0, exact: 1, fitted: 2, estimated: 3 } as const;
 /** How close a class's points must lie to their line (relative, or one micro-dollar). */
-const TOLERANCE = { relative: 0.005, absolute: 1e-6 };
+const TOLERANCE = DEFAULT_FIT_TOLERANCE;
 const margin = (price: number): number => Math.max(TOLERANCE.relative * Math.abs(price), TOLERANCE.absolute);
 
 export class RunPricer {
@@ -139,19 +139,9 @@ function classLine(step: GraphStep, cls: QuotedClass): ClassLine | undefined {
   if (cls.line) return { variable, slope: cls.line.slope, intercept: cls.line.intercept };
   const points = cls.points ?? [];
   if (new Set(points.map((p) => p.x)).size < 3) return undefined;
-  const n = points.length;
-  const mx = points.reduce((s, p) => s + p.x, 0) / n;
-  const my = points.reduce((s, p) => s + p.price, 0) / n;
-  let sxx = 0;
-  let sxy = 0;
-  for (const p of points) {
-    sxx += (p.x - mx) ** 2;
-    sxy += (p.x - mx) * (p.price - my);
-  }
-  const slope = sxy / sxx;
-  const intercept = my - slope * mx;
-  const off = points.some((p) => Math.abs(slope * p.x + intercept - p.price) > margin(p.price) + 1e-12);
-  return off ? undefined : { variable, slope, intercept };
+  const line = fitLine(points);
+  const off = points.some((p) => !withinTolerance(predictPrice(line, p.x), p.price, TOLERANCE));
+  return off ? undefined : { variable, slope: line.slope, intercept: line.intercept };
 }
 
 /** The job's size in its class's variable, measured from its resolved fields (undefined when it cannot be). */
