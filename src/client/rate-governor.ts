@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { type Clock, systemClock } from '../common/index.js';
+import { type Clock, enqueueAbortable, systemClock } from '../common/index.js';
 import { DailyLimitError } from './errors/daily-limit-error.js';
 import { type BucketAnswer, type BucketNews, type BucketTicket, GovernorBucket, type Refusal } from './governor-bucket.js';
 import { splitBucketKey } from './bucket-key.js';
@@ -99,25 +99,7 @@ export class RateGovernor extends EventEmitter<GovernorEvents> implements Govern
       this.schedule(key, reservation.until);
     }
     return new Promise<BucketTicket>((resolve, reject) => {
-      const signal = request.signal;
-      const onAbort = (): void => {
-        const index = queue.indexOf(waiter);
-        if (index >= 0) queue.splice(index, 1);
-        reject(signal?.reason);
-      };
-      const waiter: Waiter = {
-        request,
-        resolve: (ticket) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(ticket);
-        },
-        reject: (error) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      queue.push(waiter);
+      enqueueAbortable(queue, request.signal, { resolve, reject }, (settle): Waiter => ({ request, ...settle }));
     });
   }
 

@@ -5,7 +5,7 @@
  * answer from any process (should its published wake-up be lost).
  */
 import type { AcquireRequest } from '../../client/index.js';
-import type { Clock } from '../../common/index.js';
+import { type Clock, enqueueAbortable } from '../../common/index.js';
 
 export interface Waiter<T> {
   readonly request: AcquireRequest;
@@ -40,28 +40,8 @@ export class WaiterQueues<T> {
   enqueue(key: string, request: AcquireRequest): Promise<T> {
     const queue = this.queue(key);
     return new Promise<T>((resolve, reject) => {
-      const signal = request.signal;
-      const onAbort = (): void => {
-        const index = queue.indexOf(waiter);
-        if (index >= 0) queue.splice(index, 1);
-        reject(signal?.reason);
-        // The drain withdraws what this process claimed for it.
-        this.pump(key);
-      };
-      const waiter: Waiter<T> = {
-        request,
-        since: this.options.clock.now(),
-        resolve: (slot) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(slot);
-        },
-        reject: (error) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      queue.push(waiter);
+      // On abort, the drain withdraws what this process claimed for it.
+      enqueueAbortable(queue, request.signal, { resolve, reject }, (settle): Waiter<T> => ({ request, since: this.options.clock.now(), ...settle }), () => this.pump(key));
       if (queue.length === 1) this.pump(key);
     });
   }
