@@ -23,3 +23,6 @@ export { addMicros, formatUsd, MICROS_PER_USD, roundUsd, subtractMicros, sumUsd,
 export type { Micros } from './money.js';
 export { encodePng } from './png.js';
 export type { PngColour } from './png.js';
+export { enqueueAbortable } from './abortable-wait.js';
+export type { Settle } from './abortable-wait.js';
+export { readNamedFile } from './read-named-file.js';

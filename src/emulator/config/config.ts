@@ -5,11 +5,10 @@
  * refused with a located error; it is never used half-valid.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
-import { DeflowError } from '../../common/index.js';
+import { DeflowError, readNamedFile } from '../../common/index.js';
 import { SUBMISSION_POOLS } from '../../service/index.js';
 import { MODEL_CATALOGUE } from '../../service/index.js';
 import { type ConfigOrigin, type ConfigProblem, describeSchemaError, didYouMean, formatProblem, locate } from './config-diagnostics.js';
@@ -56,15 +55,7 @@ export async function loadEmulatorConfig(
 ): Promise<EmulatorConfig> {
   if (typeof source === 'string') {
     const path = resolve(options.cwd ?? process.cwd(), source);
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      throw new DeflowError('E_CONFIG_READ', `${source}: cannot read the emulator config: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
-        cause: error,
-        details: { file: path },
-      });
-    }
+    const text = await readNamedFile(path, 'E_CONFIG_READ', 'the emulator config', source);
     return parseEmulatorConfig(text, source, options.overrides);
   }
   // A JSON round trip drops `undefined` members, which a schema cannot describe.

@@ -2,8 +2,7 @@
  * `--compare-to previous.json`: the change of each step's quoted cost and of the total
  * against an earlier JSON quote. Costs compared are point estimates (exact + estimated).
  */
-import { readFile } from 'node:fs/promises';
-import { DeflowError, roundUsd } from '../../common/index.js';
+import { DeflowError, readNamedFile, roundUsd } from '../../common/index.js';
 import { pointTotal } from './quote-totals.js';
 import type { Quote, QuoteTotal } from './quote-types.js';
 
@@ -51,15 +50,7 @@ export function compareQuotes(previous: Quote, current: Quote, previousName = 'p
  * @throws DeflowError `E_INPUT_QUOTE` when the file cannot be read or is not a version-1 quote.
  */
 export async function readQuoteFile(path: string): Promise<Quote> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new DeflowError('E_INPUT_QUOTE', `${path}: cannot read the earlier quote: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
-      cause: error,
-      details: { file: path },
-    });
-  }
+  const text = await readNamedFile(path, 'E_INPUT_QUOTE', 'the earlier quote');
   let value: Partial<Quote>;
   try {
     value = JSON.parse(text) as Partial<Quote>;
