@@ -43,7 +43,6 @@ describe('adding a task id', () => {
       'src/emulator/jobs/prompt-enhancer.ts',
       'src/emulator/jobs/result-plan.ts',
       'src/emulator/limits/rate-tiers.ts',
-      'src/emulator/requests/request-source.ts',
       'src/emulator/requests/validate-task-rules.ts',
       'src/engine/quote/price-classes.ts',
       'src/engine/quote/quote-estimate.ts',

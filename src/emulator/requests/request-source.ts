@@ -3,8 +3,7 @@
  * replace / upscale / background removal): where it comes from and how long it is. Prices,
  * job durations, result sizes and the `max_video_duration_seconds` rule all read it.
  */
-import { assertNever } from '../../common/index.js';
-import type { TaskId } from '../../service/index.js';
+import { type FieldSpec, getTask, type TaskId } from '../../service/index.js';
 import type { ValidFile } from '../types.js';
 import { detectPlatform, type SourcePlatform, urlMediaSeconds } from '../media/url-media.js';
 
@@ -21,36 +20,16 @@ export interface RequestSource {
 
 const URL_FIELDS = ['source_url', 'video_url', 'audio_url'];
 const FILE_FIELDS = ['source_file', 'video_file', 'audio', 'video'];
+const DURATION_FIELDS = ['duration_seconds', 'duration'] as const;
+type DurationField = (typeof DURATION_FIELDS)[number];
 /**
- * Where a task's source length is given when no URL or file is (price twins): the media tasks
- * whose price and duration follow the source length; video twins take `duration` (public
- * docs, SDK) where the others take `duration_seconds`. Null: the task has no source media.
+ * Where a task's source length is given when no URL or file is: the field its price twin takes
+ * in place of the source media, read from the catalogue (video twins take `duration` where the
+ * others take `duration_seconds`). Null: the task has no source media.
  */
-function durationFieldOf(task: TaskId): 'duration_seconds' | 'duration' | null {
-  switch (task) {
-    case 'audio.transcribe':
-    case 'video.describe':
-      return 'duration_seconds';
-    case 'video.replace':
-    case 'video.upscale':
-    case 'video.remove-background':
-      return 'duration';
-    case 'image.generate':
-    case 'image.edit':
-    case 'image.ocr':
-    case 'image.remove-background':
-    case 'image.upscale':
-    case 'video.generate':
-    case 'video.animate':
-    case 'video.audio-sync':
-    case 'audio.speech':
-    case 'audio.music':
-    case 'text.embed':
-    case 'prompt.enhance':
-      return null;
-    default:
-      return assertNever(task, 'task');
-  }
+function durationFieldOf(task: TaskId): DurationField | null {
+  const field = getTask(task).priceFields.find((f): f is FieldSpec & { name: DurationField } => (DURATION_FIELDS as readonly string[]).includes(f.name));
+  return field?.name ?? null;
 }
 
 /**
