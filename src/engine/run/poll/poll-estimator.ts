@@ -25,9 +25,13 @@ import type { ResultKind } from '../../../service/index.js';
 import { FirstPollWaves } from './first-poll-waves.js';
 import { CALIBRATING_PROGRESS, planNextPoll, type RunningObservation } from './next-poll.js';
 import { extrapolate, type ProgressReading, progressLine } from '../progress-line.js';
+import { InputScales } from './input-scales.js';
+import { HOLD_BOUND, type LearnedKey, newTrack, PRIORS_MS, quantileOf, restoredTrack, SCOUT_ENDS, SCOUTS, see, SILENT_JOBS_BEFORE_TRACKING, type Track } from './poll-track.js';
+import { SearchWaiters } from './search-waiters.js';
 
 export type { RunningObservation } from './next-poll.js';
 export type { ProgressReading } from '../progress-line.js';
+export type { LearnedKey } from './poll-track.js';
 
 /** Options of {@link PollEstimator}. */
 export interface PollEstimatorOptions {
@@ -59,92 +63,13 @@ export interface PollEstimatorOptions {
   readonly priorMs?: (kind: ResultKind) => number;
 }
 
-/** Typical job durations before any is observed (the service's own order of magnitude). */
-const PRIORS_MS: Readonly<Record<ResultKind, number>> = {
-  text: 10_000,
-  json: 30_000,
-  vectors: 2_000,
-  image: 8_000,
-  audio: 10_000,
-  video: 60_000,
-};
-
-interface Track {
-  /** Task and model. */
-  readonly key: string;
-  /** Current estimate of the quantile, ms. */
-  estimate: number;
-  /** First polls observed. */
-  observations: number;
-  /** No job of this key was found still running (with a progress reading) yet. */
-  searching: boolean;
-  /** Jobs found running without a progress reading while searching. */
-  silent: number;
-  /** The estimate was set from a progress reading (not only from the prior and the tracker). */
-  calibrated: boolean;
-  /** Jobs sent on early first polls while searching. */
-  scouts: number;
-  /** Exact durations (ms) of jobs read twice while the estimate was not calibrated. */
-  ends: number[];
-  /** Share of a job's life spent queued at 0 % (measured from two readings), or 0 until measured. */
-  queuedShare: number;
-  /** Jobs that measured `queuedShare`. */
-  shareSamples: number;
-  /** Single running readings while searching. */
-  readings: number;
-  /**
-   * Durations seen since the estimate settled, newest last: the scouts' ends and the ends that
-   * first polls finding a job running read from its progress (exact), and the jobs first polls
-   * found done (`done`: no longer than `ms`, and counted as no longer than the estimate).
-   */
-  seen: Array<{ ms: number; done: boolean }>;
-}
-
-/** Durations kept in {@link Track.seen}. */
-const SEEN = 40;
-
-/**
- * Scout durations that calibrate an estimate (the quantile is read from them). Four cost 16-20
- * status requests more per two-step run, 0.15 per job at 60 items; a short pair is corrected by
- * the first polls that find jobs running past it (observeFirstPoll), a long pair by the tracker.
- */
-const SCOUT_ENDS = 2;
-
-/** Jobs of a key that poll early while its duration is unknown. */
-const SCOUTS = SCOUT_ENDS;
-
-/** Jobs found running without progress before the early first polls stop. */
-const SILENT_JOBS_BEFORE_TRACKING = 3;
-
-/** A measured job held for the search polls no later than this many times its scaled estimate. */
-const HOLD_BOUND = 2;
-
-/** A key's estimate as one run leaves it for the next (poll-memory.ts). */
-export interface LearnedKey {
-  readonly key: string;
-  /** The first-poll estimate (ms; for a key of measured jobs, of a job of size `unitSize`). */
-  readonly estimateMs: number;
-  /** A measured key's reference size (input-measure.ts): its estimates are for a job this large. */
-  readonly unitSize?: number | undefined;
-  readonly queuedShare: number;
-  readonly shareSamples: number;
-}
-
-/**
- * Observations a restored key counts as: the tracker's early large steps (for a poor prior)
- * are not needed, yet this run's jobs still move it within a few dozen.
- */
-const RESTORED_OBSERVATIONS = 10;
-
 /** Per-(task, model) first-poll estimates, shared by every job of a run. */
 export class PollEstimator {
   private readonly tracks = new Map<string, Track>();
-  /** Reference input size of each measured key: the first job's, or an earlier run's. */
-  private readonly unitSizes = new Map<string, number>();
-  /** Smallest and largest relative size of each measured key's jobs so far. */
-  private readonly sizeRanges = new Map<string, { min: number; max: number }>();
-  /** Jobs waiting for a key's search to end (its first polls planned on a provisional estimate). */
-  private readonly searchWaiters = new Map<string, Array<() => void>>();
+  /** Measured keys' reference sizes and spreads (input-scales.ts). */
+  private readonly scales = new InputScales();
+  /** Jobs waiting for a key's search to end (their first polls planned on a provisional estimate). */
+  private readonly searchWaiters = new SearchWaiters();
   private readonly quantile: number;
   private readonly rate: number;
   private readonly maxDelayMs: number;
@@ -200,25 +125,12 @@ export class PollEstimator {
    */
   whenSettled(key: string): Promise<void> {
     if (this.settledMs(key) !== undefined) return Promise.resolve();
-    return new Promise((resolve) => {
-      const waiters = this.searchWaiters.get(key) ?? [];
-      waiters.push(resolve);
-      this.searchWaiters.set(key, waiters);
-    });
-  }
-
-  /** Wakes the first polls waiting for `key`'s search without ending it (they poll at once). */
-  private wakeHeld(key: string): void {
-    const waiters = this.searchWaiters.get(key);
-    this.searchWaiters.delete(key);
-    for (const wake of waiters ?? []) wake();
+    return this.searchWaiters.wait(key);
   }
 
   private endSearch(track: Track): void {
     track.searching = false;
-    const waiters = this.searchWaiters.get(track.key);
-    this.searchWaiters.delete(track.key);
-    for (const wake of waiters ?? []) wake();
+    this.searchWaiters.wake(track.key);
   }
 
   /** Whether jobs of `key` have been observed yet. */
@@ -244,11 +156,11 @@ export class PollEstimator {
         track.estimate = Math.min(track.estimate, elapsedMs * 2);
         track.scouts = Math.max(0, track.scouts - 1);
         // The jobs waiting for the search may well be done too: they poll now, not at a bound
-        // planned on the longer prior (short jobs would otherwise wait it out).
-        this.wakeHeld(track.key);
+        // planned on the longer prior (short jobs would otherwise wait it out). The search goes on.
+        this.searchWaiters.wake(track.key);
         return;
       }
-      this.see(track, elapsedMs, true);
+      see(track, elapsedMs, true);
       if (elapsedMs <= track.estimate * 1.1) track.estimate *= Math.exp(-rate * (1 - this.quantile));
       return;
     }
@@ -281,21 +193,10 @@ export class PollEstimator {
       // The job's end, read from its progress with the measured queued share: the estimate moves
       // up to the quantile of what was seen, so a batch whose first wave mostly finds its jobs
       // running (a short estimate) re-plans the rest on it.
-      this.see(track, extrapolated, false);
+      see(track, extrapolated, false);
       const estimate = track.estimate;
-      track.estimate = Math.max(estimate, this.quantileOf(track.seen.map(({ ms, done }) => (done ? Math.min(ms, estimate) : ms))));
+      track.estimate = Math.max(estimate, quantileOf(track.seen.map(({ ms, done }) => (done ? Math.min(ms, estimate) : ms)), this.quantile));
     } else if (elapsedMs >= track.estimate * 0.9) track.estimate *= Math.exp(rate * this.quantile);
-  }
-
-  private see(track: Track, ms: number, done: boolean): void {
-    track.seen.push({ ms, done });
-    if (track.seen.length > SEEN) track.seen.shift();
-  }
-
-  /** The order statistic of `values` at the quantile (of up to 12 at 0.85, the longest). */
-  private quantileOf(values: readonly number[]): number {
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(this.quantile * (sorted.length + 1)) - 1))]!;
   }
 
   /**
@@ -322,7 +223,7 @@ export class PollEstimator {
 
   /** The order statistic of the scouts' ends at the quantile (of 2, the longest). */
   private settleOnEnds(track: Track): void {
-    track.estimate = this.quantileOf(track.ends);
+    track.estimate = quantileOf(track.ends, this.quantile);
     track.seen = track.ends.map((ms) => ({ ms, done: false }));
     this.endSearch(track);
     track.calibrated = true;
@@ -366,7 +267,7 @@ export class PollEstimator {
   snapshot(): LearnedKey[] {
     const learned: LearnedKey[] = [];
     for (const track of this.tracks.values()) {
-      if (track.calibrated && !track.searching) learned.push({ key: track.key, estimateMs: track.estimate, queuedShare: track.queuedShare, shareSamples: track.shareSamples, unitSize: this.unitSizes.get(track.key) });
+      if (track.calibrated && !track.searching) learned.push({ key: track.key, estimateMs: track.estimate, queuedShare: track.queuedShare, shareSamples: track.shareSamples, unitSize: this.scales.unitSize(track.key) });
     }
     return learned;
   }
@@ -378,25 +279,12 @@ export class PollEstimator {
    * unmeasured.
    */
   relativeSize(key: string, size: number): number {
-    let unit = this.unitSizes.get(key);
-    if (unit === undefined) {
-      unit = size;
-      this.unitSizes.set(key, unit);
-    }
-    const relative = size / unit;
-    const range = this.sizeRanges.get(key);
-    if (range === undefined) this.sizeRanges.set(key, { min: relative, max: relative });
-    else {
-      range.min = Math.min(range.min, relative);
-      range.max = Math.max(range.max, relative);
-    }
-    return relative;
+    return this.scales.relativeSize(key, size);
   }
 
   /** Largest over smallest size of the measured jobs of `key` seen so far (1 when none or alike). */
   sizeSpread(key: string): number {
-    const range = this.sizeRanges.get(key);
-    return range === undefined ? 1 : range.max / range.min;
+    return this.scales.sizeSpread(key);
   }
 
   /**
@@ -408,23 +296,9 @@ export class PollEstimator {
       if (this.tracks.has(entry.key) || !(entry.estimateMs > 0)) continue;
       if (entry.unitSize !== undefined) {
         if (!(entry.unitSize > 0)) continue;
-        this.unitSizes.set(entry.key, entry.unitSize);
+        this.scales.setUnitSize(entry.key, entry.unitSize);
       }
-      const share = Math.min(0.9, Math.max(0, entry.queuedShare));
-      this.tracks.set(entry.key, {
-        key: entry.key,
-        estimate: entry.estimateMs,
-        observations: RESTORED_OBSERVATIONS,
-        searching: false,
-        silent: 0,
-        calibrated: true,
-        scouts: SCOUTS,
-        ends: [],
-        queuedShare: share,
-        shareSamples: Math.min(20, Math.max(0, Math.round(entry.shareSamples))),
-        readings: 0,
-        seen: [],
-      });
+      this.tracks.set(entry.key, restoredTrack(entry));
     }
   }
 
@@ -440,7 +314,7 @@ export class PollEstimator {
   private track(key: string, kind: ResultKind): Track {
     let track = this.tracks.get(key);
     if (!track) {
-      track = { key, estimate: this.prior(kind), observations: 0, searching: true, silent: 0, calibrated: false, scouts: 0, ends: [], queuedShare: 0, shareSamples: 0, readings: 0, seen: [] };
+      track = newTrack(key, this.prior(kind));
       this.tracks.set(key, track);
     }
     return track;
