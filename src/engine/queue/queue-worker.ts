@@ -32,7 +32,7 @@ import { redisOptions } from './redis-connection.js';
 import type { RedisTarget } from './redis-url.js';
 import { activePools, listQueueRuns, readRun } from './run-registry.js';
 import { ensureUpstreamBlobs } from './upstream-blobs.js';
-import { jobContext, loadWorkerRun, type WorkerRun } from './worker-run.js';
+import { jobContext, loadWorkerRun, saveWorkerRates, type WorkerRun } from './worker-run.js';
 
 export interface QueueWorkerOptions {
   readonly target: RedisTarget;
@@ -200,7 +200,12 @@ class QueueWorkerProcess implements QueueWorker {
       this.runs.set(runId, run);
       // A run that could not be loaded is tried again by the next job.
       run.catch(() => this.runs.delete(runId));
-      if (this.runs.size > 16) this.runs.delete(this.runs.keys().next().value!);
+      if (this.runs.size > 16) {
+        const [oldest, dropped] = this.runs.entries().next().value!;
+        this.runs.delete(oldest);
+        // Its learned rates stay in its state folder for the next worker that loads it.
+        void dropped.then(saveWorkerRates, () => {});
+      }
     }
     return run;
   }
@@ -255,6 +260,8 @@ class QueueWorkerProcess implements QueueWorker {
     void grace;
     for (const control of this.controls) control.abandonPolls();
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+    // What this worker's jobs learned of job durations: the next run of each state folder starts from it.
+    await Promise.all([...this.runs.values()].map((run) => run.then(saveWorkerRates, () => {})));
     await this.presence.stop();
   }
 

@@ -2,7 +2,9 @@
  * A run as a worker holds it: the job graph rebuilt from the workflow file and inputs the
  * coordinator registered (the shared-paths assumption: the worker reads the same files at the
  * same paths), checked to be the same workflow, and what its jobs share in this process (the
- * run state, the blob store and result cache of the run's state folder, the poll estimator).
+ * run state, the blob store and result cache of the run's state folder, the poll estimator,
+ * which starts from the state folder's `poll-rates.json` and measures each job's input, as a
+ * local run's does).
  */
 import { join } from 'node:path';
 import type { DeapiClient } from '../../client/index.js';
@@ -12,7 +14,8 @@ import { JobGraph, validateWorkflow } from '../../workflow/index.js';
 import { type BlobStore, CacheAdapter, type CacheLookup, createBlobStore, createResultCache, NO_CACHE } from '../cache/index.js';
 import type { RunEventSink } from '../contracts/events.js';
 import { digestWorkflow, stateLayout } from '../journal/index.js';
-import { createScopeBuilder, type JobContext, PollEstimator, RunPricer, RunState, type ScopeBuilder, SubmitWindow } from '../run/index.js';
+import { createDurationReader, type DurationReader } from '../quote/index.js';
+import { createScopeBuilder, type JobContext, loadPollMemory, oncePerPath, PollEstimator, RunPricer, RunState, savePollMemory, type ScopeBuilder, SubmitWindow } from '../run/index.js';
 import { DispatchRecorder } from './job-recorder.js';
 import type { QueueRunMeta } from './run-registry.js';
 
@@ -25,6 +28,8 @@ export interface WorkerRun {
   readonly cache: CacheLookup;
   readonly scope: ScopeBuilder;
   readonly estimator: PollEstimator;
+  /** Each input file's media duration, read once: jobs' polls are placed from their input's size. */
+  readonly durations: DurationReader;
   readonly window: SubmitWindow;
   readonly stepKeys: Map<string, string>;
   /** No quote in a worker: nothing is priced here (the coordinator keeps the budget). */
@@ -69,6 +74,9 @@ export async function loadWorkerRun(meta: QueueRunMeta, options: LoadRunOptions)
     );
   }
   const recorder = new DispatchRecorder();
+  // What earlier runs of this state folder learned of job durations places the first polls.
+  const estimator = new PollEstimator();
+  await loadPollMemory(meta.stateDir, estimator);
   const blobs = createBlobStore(join(meta.stateDir, 'blobs'));
   const cache = meta.useCache ? new CacheAdapter({ graph, cache: createResultCache({ dir: layout.cacheDir, blobs }), blobs, clock }) : NO_CACHE;
   return {
@@ -79,7 +87,8 @@ export async function loadWorkerRun(meta: QueueRunMeta, options: LoadRunOptions)
     blobs,
     cache,
     scope: createScopeBuilder(graph, { id: meta.runId, started_at: new Date(meta.startedAt).toISOString() }),
-    estimator: new PollEstimator(),
+    estimator,
+    durations: oncePerPath(createDurationReader()),
     window: new SubmitWindow(),
     stepKeys: new Map(),
     pricer: new RunPricer(graph),
@@ -93,6 +102,7 @@ export function jobContext(run: WorkerRun, parts: Pick<JobContext, 'client' | 'g
     graph: run.graph,
     state: run.state,
     estimator: run.estimator,
+    durations: run.durations,
     pricer: run.pricer,
     blobs: run.blobs,
     cache: run.cache,
@@ -102,4 +112,9 @@ export function jobContext(run: WorkerRun, parts: Pick<JobContext, 'client' | 'g
     window: run.window,
     webhooks: null,
   };
+}
+
+/** Keeps what `run`'s jobs taught this worker of job durations in the run's state folder (poll-memory.ts); never fails. */
+export async function saveWorkerRates(run: WorkerRun): Promise<void> {
+  await savePollMemory(run.meta.stateDir, run.estimator).catch(() => {});
 }
