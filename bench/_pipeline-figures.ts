@@ -28,6 +28,18 @@ export interface BoundTerms {
   readonly status_s: number;
 }
 
+/**
+ * Terms of a tighter bound, s, from the same durations: the last window of a pool holds k items
+ * (N less the full windows before it), and the largest of k chains (or k speeches) is at least
+ * the k-th smallest, where the terms above count the smallest alone.
+ */
+export interface TightTerms {
+  /** The transcription pool's last window, then the k-th shortest chain. */
+  readonly transcribe_last_window_s: number;
+  /** The shortest transcription, the speech pool's last window, then the k-th shortest speech. */
+  readonly speak_last_window_s: number;
+}
+
 /** One measured cell. */
 export interface PipelineFigures {
   readonly makespan_s: number;
@@ -48,6 +60,10 @@ export interface PipelineFigures {
   readonly hand_off_p90_s?: number;
   /** The bound's terms. */
   readonly bound_terms?: BoundTerms;
+  /** The tighter bound: the largest of the bound's terms and {@link TightTerms}, s, and the makespan over it. */
+  readonly tight_bound_s?: number;
+  readonly vs_tight_bound?: number;
+  readonly tight_terms?: TightTerms;
   /** Each submission pool's windows. */
   readonly transcribe_pool?: PoolWindows;
   readonly speak_pool?: PoolWindows;
@@ -75,6 +91,8 @@ export async function figures(url: string, n: number, report: ChildReport, rates
   const items = rates.transcribePerDay === null ? n : Math.min(n, rates.transcribePerDay);
   const terms = boundTerms(items, d1, d2, rates, chains);
   const lowerBoundMs = terms === undefined ? Number.NaN : Math.max(...Object.values(terms));
+  const tight = chains.length === items && d2.length === items ? tightTerms(items, d1, d2, rates, chains) : undefined;
+  const tightMs = tight === undefined ? Number.NaN : Math.max(lowerBoundMs, ...Object.values(tight));
   const makespanMs = Number(report.makespan_ms);
   const jobsDone = Number(report.done);
   const apiRequests = stats.requests - stats.downloads;
@@ -95,6 +113,7 @@ export async function figures(url: string, n: number, report: ChildReport, rates
     ...noticeDelays(done, (report.notices ?? []) as [string, number][]),
     ...handOff(jobs, pairs),
     ...(terms === undefined ? {} : { bound_terms: seconds(terms) }),
+    ...(tight === undefined ? {} : { tight_bound_s: round(tightMs / 1000, 1), vs_tight_bound: round(makespanMs / tightMs, 3), tight_terms: seconds(tight) }),
     ...(transcribePool === undefined ? {} : { transcribe_pool: transcribePool }),
     ...(speakPool === undefined ? {} : { speak_pool: speakPool }),
   };
@@ -128,8 +147,20 @@ function boundTerms(items: number, d1: readonly number[], d2: readonly number[],
   };
 }
 
-function seconds(terms: BoundTerms): BoundTerms {
-  return Object.fromEntries(Object.entries(terms).map(([k, v]) => [k, round(v / 1000, 1)])) as unknown as BoundTerms;
+/** The tighter terms, virtual ms; `chains`: every item's transcription + speech. */
+function tightTerms(items: number, d1: readonly number[], d2: readonly number[], rates: Omit<PoolRates, 'transcribePerDay'>, chains: readonly number[]): TightTerms {
+  const w = WINDOW_MS;
+  const full1 = Math.ceil(items / rates.transcribe) - 1;
+  const full2 = Math.ceil(items / rates.speak) - 1;
+  const kth = (values: readonly number[], k: number): number => [...values].sort((a, b) => a - b)[k - 1]!;
+  return {
+    transcribe_last_window_s: full1 * w + kth(chains, items - full1 * rates.transcribe),
+    speak_last_window_s: Math.min(...d1) + full2 * w + kth(d2, items - full2 * rates.speak),
+  };
+}
+
+function seconds<T extends object>(terms: T): T {
+  return Object.fromEntries(Object.entries(terms).map(([k, v]) => [k, round(Number(v) / 1000, 1)])) as T;
 }
 
 /** Each figure's median over runs (nested figures: the median run's, by × bound). */

@@ -106,8 +106,8 @@ export async function runScaled(args: string[], onWallClock: ScaledWallClockRun)
           const f = medianFigures(runs);
           cell[client] = { ...f, each_vs_bound: runs.map((x) => x.vs_bound) };
           const status = statusRpm === null ? 'none' : `${statusRpm}/min`;
-          rows.push([n, status, client, f.makespan_s, f.lower_bound_s, f.vs_bound, f.http_429, f.status_per_job, `${f.notice_p50_s ?? ''} / ${f.notice_p90_s ?? ''}`, `${f.hand_off_p50_s ?? ''} / ${f.hand_off_p90_s ?? ''}`, `${f.transcribe_pool?.idle_s ?? ''} / ${f.speak_pool?.idle_s ?? ''}`]);
-          process.stdout.write(`  scaled n=${n} status ${status} ${client}: ${f.vs_bound} × bound (${runs.map((x) => x.vs_bound).join(', ')}), ${f.http_429} 429s, ${f.status_per_job} status/job, noticed ${f.notice_p50_s} s / ${f.notice_p90_s} s\n`);
+          rows.push([n, status, client, f.makespan_s, f.lower_bound_s, f.vs_bound, f.vs_tight_bound ?? '', f.http_429, f.status_per_job, `${f.notice_p50_s ?? ''} / ${f.notice_p90_s ?? ''}`, `${f.hand_off_p50_s ?? ''} / ${f.hand_off_p90_s ?? ''}`, `${f.transcribe_pool?.idle_s ?? ''} / ${f.speak_pool?.idle_s ?? ''}`]);
+          process.stdout.write(`  scaled n=${n} status ${status} ${client}: ${f.vs_bound} × bound (${runs.map((x) => x.vs_bound).join(', ')}), ${f.vs_tight_bound} × tight bound, ${f.http_429} 429s, ${f.status_per_job} status/job, noticed ${f.notice_p50_s} s / ${f.notice_p90_s} s\n`);
         }
         const deflow = cell['deflow'] as PipelineFigures | undefined;
         const fair = cell['fair32'] as PipelineFigures | undefined;
@@ -121,6 +121,6 @@ export async function runScaled(args: string[], onWallClock: ScaledWallClockRun)
   process.stdout.write(
     `pipeline --scaled (${clockMode === 'event' ? 'discrete-event clock' : `wall clock × ${timeScale}`}): clips of 20-120 s, transcribe ${SCALED_D1_MS / 1000} s per minute of audio → speak ${SCALED_D2_MS / 1000} s per 500 characters (± 30 %), ${SCALED_RPM} a minute per submission pool; medians of ${repeat}\n`,
   );
-  printTable(['n', 'status pool', 'client', 'makespan s', 'bound s', 'x bound', '429s', 'status/job', 'notice p50/p90 s', 'hand-off p50/p90 s', 'idle s tr/sp'], rows);
+  printTable(['n', 'status pool', 'client', 'makespan s', 'bound s', 'x bound', 'x tight', '429s', 'status/job', 'notice p50/p90 s', 'hand-off p50/p90 s', 'idle s tr/sp'], rows);
   return { scaled: true, clock: clockMode, d1_s_per_minute: SCALED_D1_MS / 1000, d2_s_per_500_chars: SCALED_D2_MS / 1000, jitter: 0.3, submission_rpm: SCALED_RPM, cells };
 }
