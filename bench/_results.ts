@@ -58,6 +58,25 @@ interface PipelineCell {
   readonly jobs_possible: number;
 }
 
+/** A scaled cell (bench/_pipeline-scaled.ts). */
+interface ScaledRow {
+  readonly n: number;
+  readonly status_rpm: number | null;
+  readonly runs: number;
+  readonly deflow?: ScaledCell;
+  readonly fair32?: ScaledCell;
+}
+
+interface ScaledCell extends PipelineCell {
+  readonly vs_tight_bound?: number;
+  readonly notice_p50_s?: number;
+  readonly notice_p90_s?: number;
+  readonly hand_off_p50_s?: number;
+  readonly hand_off_p90_s?: number;
+  readonly transcribe_pool?: { readonly idle_s: number };
+  readonly speak_pool?: { readonly idle_s: number };
+}
+
 interface PipelineRow {
   readonly tier: string;
   readonly n: number;
@@ -96,6 +115,26 @@ export function renderPerformanceTables(results: BenchResults, file: string): st
         if (!c) continue;
         lines.push(
           `| ${row.tier} | ${row.n} | ${row.time_scale} | ${name} | ${num(c.makespan_s, 1)} | ${num(c.vs_bound)} | ${c.http_429} | ${num(c.requests_per_job)} | ${num(c.status_per_job)} | ${c.jobs_done}/${c.jobs_possible} |`,
+        );
+      }
+    }
+    lines.push('');
+  }
+  const scaled = (results.benches['pipeline-scaled'] as { cells?: readonly ScaledRow[]; clock?: string } | undefined)?.cells ?? [];
+  if (scaled.length > 0) {
+    const clock = (results.benches['pipeline-scaled'] as { clock?: string }).clock === 'event' ? 'discrete-event clock' : 'scaled wall clock';
+    lines.push(
+      `Pipeline, jobs whose duration grows with their input (\`pipeline --scaled\`, ${clock}; clips of 20–120 s, 20 submissions a minute per pool; medians of ${scaled[0]!.runs}), deflow against the fair client (p-limit 32):`,
+      '',
+      '| clips | status pool | client | makespan s | × bound | × tight bound | 429s | status requests/job | noticed p50 / p90 s | hand-off p50 / p90 s | idle s (transcribe / speech windows) |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+    );
+    for (const row of scaled) {
+      for (const [name, c] of [['deflow', row.deflow], ['fair, p-limit 32', row.fair32]] as const) {
+        if (!c) continue;
+        lines.push(
+          `| ${row.n} | ${row.status_rpm === null ? 'unthrottled' : `${row.status_rpm}/min`} | ${name} | ${num(c.makespan_s, 1)} | ${num(c.vs_bound)} | ${num(c.vs_tight_bound)} | ${c.http_429} | ${num(c.status_per_job)} | ` +
+            `${num(c.notice_p50_s)} / ${num(c.notice_p90_s)} | ${num(c.hand_off_p50_s, 1)} / ${num(c.hand_off_p90_s, 1)} | ${num(c.transcribe_pool?.idle_s, 0)} / ${num(c.speak_pool?.idle_s, 0)} |`,
         );
       }
     }
