@@ -156,7 +156,7 @@ export async function runWorkflowWith(options: RunWorkflowInternals): Promise<Ru
     resumed: options.resumed ?? false,
     steps: graph.steps.map((s) => ({ id: s.id, task: s.task.id, items: s.itemCount })),
     earlier: options.earlier ?? [],
-    ...(clock.realPerVirtual === 1 ? {} : { timeScale: Math.round(1 / clock.realPerVirtual) }),
+    ...(clock.realPerVirtual === 1 ? {} : { timeScale: Math.round(1 / clock.realPerVirtual), realStartedAt: Date.now() }),
   });
   const state = new RunState(graph, sink, recorder, clock);
   const control = new RunControl();

@@ -86,6 +86,8 @@ export type RunEvent =
       readonly earlier?: readonly EarlierInvocation[];
       /** Virtual seconds per real second of the run's clock (the emulator's accelerated clock); absent at 1. */
       readonly timeScale?: number;
+      /** Real wall time (epoch ms) when the session started, given with `timeScale` (`ts` is then virtual). */
+      readonly realStartedAt?: number;
     }
   | {
       readonly type: 'quoted';

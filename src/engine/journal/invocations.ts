@@ -1,10 +1,11 @@
 /**
  * The sessions of a run: every `deflow run` invocation that worked on it, in
  * `runs/<runId>/invocations.json` (start, end, how it ended), written when a session opens the
- * run (before anything is submitted) and when it closes it. A session killed outright keeps
- * its start only. What each session spent is read off the journal: a job is charged when it
- * finishes, so its `done` record's time says which session paid for it. Reports and
- * `deflow status` add the sessions up to the whole run's cost.
+ * run (before anything is submitted) and when it closes it, on the run's clock and in real wall
+ * time (apart on the emulator's accelerated clock). A session killed outright keeps its start
+ * only. What each session spent is read off the journal: a job is charged when it finishes, so
+ * its `done` record's time says which session paid for it. Reports and `deflow status` add the
+ * sessions up to the whole run's cost.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,9 @@ export interface InvocationEntry {
   readonly finished_at: number | null;
   /** `running` until the session says how it ended. */
   readonly status: string;
+  /** Real wall time (epoch ms) of its start and end: apart from the clock's on the emulator's accelerated clock. Absent in older files. */
+  readonly real_started_at?: number;
+  readonly real_finished_at?: number | null;
 }
 
 /** The sessions recorded for the run in `dir` (none when the file is missing or unreadable). */
@@ -44,7 +48,7 @@ function write(dir: string, entries: readonly InvocationEntry[]): void {
 export function startInvocation(dir: string, at: number, runStartedAt: number | null): InvocationEntry[] {
   let earlier = readInvocations(dir);
   if (earlier.length === 0 && runStartedAt !== null) earlier = [{ started_at: runStartedAt, finished_at: null, status: 'unrecorded' }];
-  write(dir, [...earlier, { started_at: at, finished_at: null, status: 'running' }]);
+  write(dir, [...earlier, { started_at: at, finished_at: null, status: 'running', real_started_at: Date.now(), real_finished_at: null }]);
   return earlier;
 }
 
@@ -53,7 +57,7 @@ export function finishInvocation(dir: string, at: number | null, status: string)
   const entries = readInvocations(dir);
   const last = entries.at(-1);
   if (last === undefined) return;
-  write(dir, [...entries.slice(0, -1), { ...last, finished_at: at, status }]);
+  write(dir, [...entries.slice(0, -1), { ...last, finished_at: at, status, real_finished_at: at === null ? null : Date.now() }]);
 }
 
 /** USD of every job done in the journal, with when it was done. */

@@ -1,5 +1,5 @@
 import { formatCost } from '../format-cost.js';
-import { formatDuration, formatRunDuration } from '../format-duration.js';
+import { formatRunDuration } from '../format-duration.js';
 import { esc, LANE_LIMIT, renderTimelineSvg } from './html-timeline-svg.js';
 import type { TimelineModel, TimelineStep } from './timeline-model.js';
 
@@ -35,7 +35,7 @@ export function renderHtmlReport(model: TimelineModel, options: HtmlReportOption
     totals(model),
     costs(model, options.quote),
     `<section id="timeline"><h2>Timeline</h2>${legend()}<div class="scroll">${renderTimelineSvg(model)}</div>`,
-    `<p class="note">Times from the start of the run on its clock (virtual when the run used the emulator). Steps of more than ${LANE_LIMIT} jobs are drawn as one aggregated lane: bars count the jobs at the service or downloading over time, the dashed grey line the jobs queued (on its own scale), the green line rises with the share done.</p></section>`,
+    `<p class="note">Times from the start of the run, real time; on the emulator's accelerated clock the axis gives the emulator's (virtual) time on a second row, and tooltips give both. Steps of more than ${LANE_LIMIT} jobs are drawn as one aggregated lane: bars count the jobs at the service or downloading over time, the dashed grey line the jobs queued (on its own scale), the green line rises with the share done.</p></section>`,
     failures(model),
     adopted(model),
     `<script>${SCRIPT}</script>`,
@@ -46,15 +46,25 @@ export function renderHtmlReport(model: TimelineModel, options: HtmlReportOption
 
 function header(model: TimelineModel): string {
   const duration = Number.isNaN(model.start) ? '—' : formatRunDuration(model.end - model.start, model.timeScale);
-  // On the emulator's accelerated clock the run's dates are the emulator's, ahead of the reader's: labelled.
-  const clock = model.timeScale === 1 ? '' : ' (emulator time)';
-  const started = Number.isNaN(model.start) ? '' : `started <time data-ts="${model.start}">${new Date(model.start).toISOString()}</time>${clock}, `;
+  const started = Number.isNaN(model.start) ? '' : `started ${startedAt(model)}, `;
   const sessions = model.sessions.length > 1 ? `, ${model.sessions.length} sessions` : '';
   return [
     `<header><h1>${esc(model.workflowName || model.workflow)}</h1>`,
     `<p class="meta"><span class="badge ${esc(model.status)}" id="run-status">${esc(model.status)}</span> run <code>${esc(model.runId)}</code>`,
     ` · ${esc(model.workflow)} · ${started}${duration}${sessions}${model.exitCode === null || Number.isNaN(model.exitCode) ? '' : ` · exit ${model.exitCode}`}</p></header>`,
   ].join('');
+}
+
+/**
+ * When the run began, real wall time; on the emulator's accelerated clock the emulator's own
+ * date (ahead of the reader's) beside it, labelled. A log written before sessions noted their
+ * real start has only the emulator's date: labelled as such.
+ */
+function startedAt(model: TimelineModel): string {
+  const at = (ms: number): string => `<time data-ts="${ms}">${new Date(ms).toISOString()}</time>`;
+  if (model.timeScale === 1) return at(model.start);
+  if (Number.isNaN(model.realStart)) return `${at(model.start)} (emulator time)`;
+  return `${at(model.realStart)} (emulator time: ${new Date(model.start).toISOString()})`;
 }
 
 function totals(model: TimelineModel): string {
@@ -137,7 +147,7 @@ function failures(model: TimelineModel): string {
   const shown = model.failures.slice(0, FAILURES_SHOWN);
   const rows = shown.map(
     (f) =>
-      `<tr class="${f.outcome}"><td>${esc(f.step)}</td><td class="n">${f.index}</td><td>${esc(f.key)}</td><td>${esc(f.outcome)}</td><td><code>${esc(f.code)}</code></td><td>${esc(f.message)}${f.reason === null ? '' : ` <span class="reason">(${esc(f.reason)})</span>`}</td><td class="n">${formatDuration(f.at - model.start)}</td></tr>`,
+      `<tr class="${f.outcome}"><td>${esc(f.step)}</td><td class="n">${f.index}</td><td>${esc(f.key)}</td><td>${esc(f.outcome)}</td><td><code>${esc(f.code)}</code></td><td>${esc(f.message)}${f.reason === null ? '' : ` <span class="reason">(${esc(f.reason)})</span>`}</td><td class="n">${formatRunDuration(f.at - model.start, model.timeScale)}</td></tr>`,
   );
   const more = model.failures.length > shown.length ? `<p class="note">and ${model.failures.length - shown.length} more (see <code>deflow status</code> or the run report).</p>` : '';
   return [
@@ -192,7 +202,7 @@ tr.failed td:nth-child(4),tr.unknown td:nth-child(4){color:var(--bad)}tr.skipped
 .end.running,.end.pending{fill:var(--muted)}.retry{fill:#f97316}
 .rate-wait{fill:#fbbf24;background:#fbbf24;opacity:.85}.throttled{fill:var(--bad);background:var(--bad)}.daily{fill:#111827}
 .quoting{fill:#64748b;background:#64748b}.lane-bg{fill:#f8fafc;stroke:#e2e8f0}.done-line{fill:none;stroke:var(--ok);stroke-width:1.5}.queue-line{fill:none;stroke:#94a3b8;stroke-width:1.2;stroke-dasharray:3 2}.session{stroke:#64748b;stroke-dasharray:4 3}
-.axis line{stroke:#94a3b8}.axis text{font-size:10px;fill:var(--muted);text-anchor:middle}
+.axis line{stroke:#94a3b8}.axis text{font-size:10px;fill:var(--muted);text-anchor:middle}.axis text.virtual{font-size:9px;font-style:italic}.axis text.axis-caption{text-anchor:start;font-weight:600}
 .step-label{font-size:12px;font-weight:600;fill:var(--fg)}.step-sub,.pool-label{font-size:11px;fill:var(--muted)}
 .lane.job:hover rect{stroke:#0f172a;stroke-width:.4}
 `;

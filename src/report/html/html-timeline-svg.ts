@@ -1,4 +1,4 @@
-import { formatDuration } from '../format-duration.js';
+import { formatDuration, formatRunDuration } from '../format-duration.js';
 import type { TimelineJob, TimelineModel, TimelinePool, TimelineStep } from './timeline-model.js';
 
 /*
@@ -30,21 +30,25 @@ interface Scale {
   readonly start: number;
   readonly span: number;
   x(t: number): number;
+  /** A span of the run's clock as tooltips give it: real, the emulator's time beside it where it differs. */
+  dur(ms: number): string;
 }
 
 /** The SVG of the whole timeline. */
 export function renderTimelineSvg(model: TimelineModel): string {
   const start = Number.isNaN(model.start) ? 0 : model.start;
   const span = Math.max(1, (Number.isNaN(model.end) ? start : model.end) - start);
-  const scale: Scale = { start, span, x: (t) => round(LABEL_W + ((t - start) / span) * PLOT_W) };
+  const scale: Scale = { start, span, x: (t) => round(LABEL_W + ((t - start) / span) * PLOT_W), dur: (ms) => formatRunDuration(ms, model.timeScale) };
   const parts: string[] = [];
-  let y = 28;
-  parts.push(axis(scale, 0));
+  // On the emulator's accelerated clock the axis reads real time, the emulator's time on a second row.
+  const axisH = model.timeScale === 1 ? 20 : 32;
+  let y = axisH + 8;
+  parts.push(axis(scale, model.timeScale));
   for (const session of model.sessions) {
     if (Number.isNaN(session.quoted)) continue;
     const x = scale.x(session.start);
     const w = Math.max(1, round(scale.x(session.quoted) - x));
-    parts.push(`<rect class="quoting" x="${x}" y="22" width="${w}" height="5"><title>quoting: ${formatDuration(session.quoted - session.start)}</title></rect>`);
+    parts.push(`<rect class="quoting" x="${x}" y="${axisH + 2}" width="${w}" height="5"><title>quoting: ${scale.dur(session.quoted - session.start)}</title></rect>`);
   }
   for (const step of model.steps) {
     const jobs = [...step.jobs.values()].sort((a, b) => a.index - b.index);
@@ -66,7 +70,7 @@ export function renderTimelineSvg(model: TimelineModel): string {
   }
   for (const session of model.sessions.slice(1)) {
     const x = scale.x(session.start);
-    parts.push(`<line class="session" x1="${x}" x2="${x}" y1="18" y2="${y}"><title>session started ${formatDuration(session.start - start)} in</title></line>`);
+    parts.push(`<line class="session" x1="${x}" x2="${x}" y1="${axisH - 2}" y2="${y}"><title>session started ${scale.dur(session.start - start)} in</title></line>`);
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" id="timeline-svg" width="${WIDTH}" height="${y + 8}" viewBox="0 0 ${WIDTH} ${y + 8}" role="img" aria-label="run timeline">${parts.join('')}</svg>`;
 }
@@ -112,7 +116,7 @@ function phaseMarks(job: TimelineJob): number[] {
 }
 
 function jobTitle(step: TimelineStep, job: TimelineJob, scale: Scale): string {
-  const at = (t: number): string => (Number.isNaN(t) ? '—' : formatDuration(t - scale.start));
+  const at = (t: number): string => (Number.isNaN(t) ? '—' : scale.dur(t - scale.start));
   const cost = job.outcome === 'done' ? `, cost $${job.cost}` : '';
   const retries = job.retries.length > 0 ? `, ${job.retries.length} retr${job.retries.length === 1 ? 'y' : 'ies'}` : '';
   return `${step.id} #${job.index} ${job.key}: ${job.outcome}${cost}${retries}; queued ${at(job.queued)}, submitted ${at(job.submitted)}, processing ${at(job.processing)}, downloading ${at(job.downloading)}, ended ${at(job.end)}`;
@@ -194,14 +198,14 @@ function poolLane(parts: string[], pool: TimelinePool, scale: Scale, y: number):
   parts.push(`<rect class="lane-bg" x="${LABEL_W}" y="${y}" width="${PLOT_W}" height="${POOL_H}"/>`);
   for (const [from, to] of mergeSpans(pool.waits)) {
     const x = scale.x(from);
-    parts.push(`<rect class="marker rate-wait" x="${x}" y="${y + 2}" width="${Math.max(1, round(scale.x(to) - x))}" height="${POOL_H - 4}"><title>${esc(`${name}: waiting for the window, ${formatDuration(to - from)} from ${formatDuration(from - scale.start)}`)}</title></rect>`);
+    parts.push(`<rect class="marker rate-wait" x="${x}" y="${y + 2}" width="${Math.max(1, round(scale.x(to) - x))}" height="${POOL_H - 4}"><title>${esc(`${name}: waiting for the window, ${scale.dur(to - from)} from ${scale.dur(from - scale.start)}`)}</title></rect>`);
   }
   for (const [at, wait] of pool.throttles) {
     const x = scale.x(at);
-    parts.push(`<path class="marker throttled" d="M${x} ${y + 1}l4 ${POOL_H - 2}h-8z"><title>${esc(`${name}: 429 at ${formatDuration(at - scale.start)}, Retry-After ${formatDuration(wait)}`)}</title></path>`);
+    parts.push(`<path class="marker throttled" d="M${x} ${y + 1}l4 ${POOL_H - 2}h-8z"><title>${esc(`${name}: 429 at ${scale.dur(at - scale.start)}, Retry-After ${scale.dur(wait)}`)}</title></path>`);
   }
   for (const [at] of pool.daily) {
-    parts.push(`<rect class="marker daily" x="${scale.x(at)}" y="${y}" width="3" height="${POOL_H}"><title>${esc(`${name}: daily limit reached at ${formatDuration(at - scale.start)}`)}</title></rect>`);
+    parts.push(`<rect class="marker daily" x="${scale.x(at)}" y="${y}" width="3" height="${POOL_H}"><title>${esc(`${name}: daily limit reached at ${scale.dur(at - scale.start)}`)}</title></rect>`);
   }
   parts.push('</g>');
 }
@@ -218,14 +222,24 @@ function mergeSpans(spans: readonly [number, number][]): [number, number][] {
   return merged;
 }
 
-/** The time axis: about eight ticks at round intervals. */
-function axis(scale: Scale, y: number): string {
+/**
+ * The time axis: about eight ticks at round intervals of real time. On the emulator's
+ * accelerated clock (`timeScale` virtual seconds per real second) a second row gives the
+ * emulator's time at each tick, both rows labelled.
+ */
+function axis(scale: Scale, timeScale: number): string {
   const steps = [100, 250, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000];
-  const every = steps.find((s) => scale.span / s <= 9) ?? 86_400_000 * Math.ceil(scale.span / 86_400_000 / 9);
-  const ticks: string[] = [`<g class="axis"><line x1="${LABEL_W}" x2="${LABEL_W + PLOT_W}" y1="${y + 20}" y2="${y + 20}"/>`];
-  for (let t = 0; t <= scale.span; t += every) {
-    const x = scale.x(scale.start + t);
-    ticks.push(`<line x1="${x}" x2="${x}" y1="${y + 16}" y2="${y + 20}"/><text x="${x}" y="${y + 12}">${formatDuration(t)}</text>`);
+  const scaled = timeScale !== 1 && timeScale > 0;
+  const perReal = scaled ? timeScale : 1;
+  const realSpan = scale.span / perReal;
+  const every = steps.find((s) => realSpan / s <= 9) ?? 86_400_000 * Math.ceil(realSpan / 86_400_000 / 9);
+  const line = scaled ? 32 : 20;
+  const ticks: string[] = [`<g class="axis"><line x1="${LABEL_W}" x2="${LABEL_W + PLOT_W}" y1="${line}" y2="${line}"/>`];
+  if (scaled) ticks.push(`<text class="axis-caption" x="4" y="12">real time</text><text class="axis-caption virtual" x="4" y="25">emulator time (×${timeScale})</text>`);
+  for (let t = 0; t <= realSpan; t += every) {
+    const x = scale.x(scale.start + t * perReal);
+    ticks.push(`<line x1="${x}" x2="${x}" y1="${line - 4}" y2="${line}"/><text x="${x}" y="12">${formatDuration(t)}</text>`);
+    if (scaled) ticks.push(`<text class="virtual" x="${x}" y="25">${formatDuration(t * perReal)}</text>`);
   }
   ticks.push('</g>');
   return ticks.join('');

@@ -79,6 +79,8 @@ export interface TimelineModel {
   start: number;
   /** Virtual seconds per real second of the run's clock (the emulator's accelerated clock), 1 on real time. */
   timeScale: number;
+  /** Real wall time (epoch ms) when the run's first session started, on the emulator's accelerated clock; NaN otherwise. */
+  realStart: number;
   end: number;
   readonly sessions: TimelineSession[];
   readonly steps: TimelineStep[];
@@ -103,6 +105,7 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
     exitCode: null,
     start: Number.NaN,
     timeScale: 1,
+    realStart: Number.NaN,
     end: Number.NaN,
     sessions: [],
     steps: [],
@@ -129,6 +132,7 @@ export function buildTimeline(events: Iterable<LoggedEvent>, skippedLines = 0): 
         model.workflowName = str(event['workflow_name']);
         model.status = 'running';
         if (typeof event['time_scale'] === 'number' && event['time_scale'] > 0) model.timeScale = event['time_scale'];
+        if (model.sessions.length === 0 && typeof event['real_started_at'] === 'number') model.realStart = event['real_started_at'];
         sessionStart = ts;
         model.sessions.push({ start: ts, quoted: Number.NaN, end: Number.NaN, status: 'running' });
         for (const step of arr(event['steps'])) {

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { attributeSpend, chargedJobs, readInvocations, readRunState } from '../../../engine/index.js';
+import { attributeSpend, chargedJobs, type InvocationEntry, readInvocations, readRunState } from '../../../engine/index.js';
 import type { Quote } from '../../../engine/index.js';
 import { formatCost, formatTotal } from '../../../report/index.js';
 import { type RunProgress, summariseProgress } from '../../../engine/index.js';
@@ -53,6 +53,8 @@ export interface RunStatusJson {
       readonly finished_at: string | null;
       readonly status: string;
       readonly cost_actual: number;
+      /** A session on the emulator's accelerated clock: its own (virtual) dates, beside the real ones. */
+      readonly emulator_time?: { readonly started_at: string | null; readonly finished_at: string | null };
     }[];
   };
   readonly unknowns: readonly { readonly node: string; readonly reason: string; readonly request_id: string | null }[];
@@ -84,10 +86,10 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
   const quoted = new Map(quote?.steps.map((step) => [step.id, step.subtotal]) ?? []);
   const sessions = readInvocations(dir);
   const entries = sessions.length > 0 ? sessions : [{ started_at: replayed.run?.started_at ?? 0, finished_at: null, status: 'unrecorded' }];
+  const accelerated = summary.meta?.real_started_at !== undefined;
   const invocations = attributeSpend(entries, chargedJobs(replayed)).map((e, i, all) => ({
     index: i + 1,
-    started_at: iso(e.startedAt),
-    finished_at: iso(e.finishedAt ?? undefined),
+    ...sessionTimes(entries[i]!, e, accelerated ? (i === 0 ? summary.meta?.real_started_at : undefined) : null),
     status: summary.active && i === all.length - 1 ? 'running' : e.status,
     cost_actual: e.spent,
   }));
@@ -217,7 +219,10 @@ export function formatStatus(status: RunStatusJson): string[] {
   const quoted = cost.quoted === null ? 'not quoted' : `quoted ${formatTotal(cost.quoted)}`;
   lines.push('', `cost: ${formatCost(cost.actual)} spent over ${cost.invocations.length} session${cost.invocations.length === 1 ? '' : 's'}; ${quoted}`);
   if (cost.invocations.length > 1) {
-    for (const session of cost.invocations) lines.push(`  session ${session.index} (${session.started_at ?? '?'}, ${session.status}): ${formatCost(session.cost_actual)}`);
+    for (const session of cost.invocations) {
+      const emulator = session.emulator_time === undefined ? '' : `, emulator time ${session.emulator_time.started_at ?? '?'}`;
+      lines.push(`  session ${session.index} (${session.started_at ?? '?'}${emulator}, ${session.status}): ${formatCost(session.cost_actual)}`);
+    }
   }
   if (status.unknowns.length > 0) {
     lines.push('', `unknown items (${status.unknowns.length}): the service may or may not have created their jobs; deflow never submits them again unless --resubmit-unknown is given`);
@@ -252,6 +257,17 @@ async function readRunQuote(dir: string): Promise<Quote | undefined> {
   }
 }
 
+
+/**
+ * A session's dates as a person reads them: real wall time; on the emulator's accelerated clock
+ * (`firstReal` not null) the emulator's own dates beside them. `firstReal`: the run's real start
+ * for its first session, whose entry may predate real times in invocations.json.
+ */
+function sessionTimes(entry: InvocationEntry, session: { startedAt: number; finishedAt: number | null }, firstReal: number | undefined | null): Pick<RunStatusJson['cost']['invocations'][number], 'started_at' | 'finished_at' | 'emulator_time'> {
+  const clock = { started_at: iso(session.startedAt), finished_at: iso(session.finishedAt ?? undefined) };
+  if (firstReal === null) return clock;
+  return { started_at: iso(entry.real_started_at ?? firstReal), finished_at: iso(entry.real_finished_at ?? undefined), emulator_time: clock };
+}
 
 /** A run's dates as a person reads them: real; a run on the emulator's accelerated clock has its own beside them. */
 function runTimes(meta: RunSummary['meta'], journalStart: number | undefined): Pick<RunStatusJson, 'started_at' | 'finished_at' | 'emulator_time'> {
