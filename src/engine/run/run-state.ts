@@ -175,11 +175,8 @@ export class RunState {
     const node = this.node(id);
     await this.recorder.timedOut(node, requestId, error);
     this.requestIds.delete(id);
-    this.status[id] = NODE.timedOut;
-    this.live.delete(id);
-    this.counts.timedOut++;
-    const started = this.startedAt[id]!;
-    this.sink({ type: 'item-timed-out', ts: this.clock.now(), node: strip(node), requestId, error, startedAt: Number.isNaN(started) ? null : started });
+    this.end(id, NODE.timedOut, 'timedOut');
+    this.sink({ type: 'item-timed-out', ts: this.clock.now(), node: strip(node), requestId, error, startedAt: this.startedOrNull(id) });
   }
 
   async retrying(id: number, attempt: number, error: EventError): Promise<void> {
@@ -195,9 +192,7 @@ export class RunState {
     const cost = info.cached ? 0 : info.result.cost;
     await this.recorder.done(node, { requestId, cost, result: info.result, outputs: info.outputs, cacheKey: info.cacheKey, cached: info.cached });
     this.requestIds.delete(id);
-    this.status[id] = NODE.done;
-    this.live.delete(id);
-    this.counts.done++;
+    this.end(id, NODE.done, 'done');
     if (info.cached) this.counts.cached++;
     const ts = this.clock.now();
     if (Number.isNaN(this.startedAt[id]!)) this.startedAt[id] = ts;
@@ -233,12 +228,9 @@ export class RunState {
     const node = this.node(id);
     await this.recorder.unsaved(node, requestId, error);
     this.requestIds.delete(id);
-    this.status[id] = NODE.failed;
-    this.live.delete(id);
-    this.counts.failed++;
+    this.end(id, NODE.failed, 'failed');
     this.counts.unsaved++;
-    const started = this.startedAt[id]!;
-    this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(node), requestId, error, startedAt: Number.isNaN(started) ? null : started, unsaved: { cost: cost ?? 0 } });
+    this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(node), requestId, error, startedAt: this.startedOrNull(id), unsaved: { cost: cost ?? 0 } });
   }
 
   async failed(id: number, error: EventError, retryable: boolean): Promise<void> {
@@ -246,17 +238,12 @@ export class RunState {
     await this.recorder.failed(node, error, retryable);
     const requestId = this.requestIds.get(id) ?? null;
     this.requestIds.delete(id);
-    this.status[id] = NODE.failed;
-    this.live.delete(id);
-    this.counts.failed++;
-    const started = this.startedAt[id]!;
-    this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(node), requestId, error, startedAt: Number.isNaN(started) ? null : started });
+    this.end(id, NODE.failed, 'failed');
+    this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(node), requestId, error, startedAt: this.startedOrNull(id) });
   }
 
   async skipped(id: number, reason: string, kind: SkipKind = 'upstream'): Promise<void> {
-    this.status[id] = NODE.skipped;
-    this.live.delete(id);
-    this.counts.skipped++;
+    this.end(id, NODE.skipped, 'skipped');
     if (kind === 'invalid') this.counts.invalid++;
     const node = this.node(id);
     await this.recorder.skipped(node, reason);
@@ -266,9 +253,7 @@ export class RunState {
   /** Not submitted because `pool`'s daily window is used up until `resetAt` (clock ms, null when unknown). */
   async deferred(id: number, pool: string, resetAt: number | null): Promise<void> {
     this.requestIds.delete(id);
-    this.status[id] = NODE.deferred;
-    this.live.delete(id);
-    this.counts.deferred++;
+    this.end(id, NODE.deferred, 'deferred');
     const node = this.node(id);
     await this.recorder.deferred(node, pool, resetAt);
     this.sink({ type: 'item-deferred', ts: this.clock.now(), node: strip(node), pool, resetAt });
@@ -278,9 +263,7 @@ export class RunState {
     const node = this.node(id);
     await this.recorder.unknown(node, reason);
     this.requestIds.delete(id);
-    this.status[id] = NODE.unknown;
-    this.live.delete(id);
-    this.counts.unknown++;
+    this.end(id, NODE.unknown, 'unknown');
     this.sink({ type: 'item-unknown', ts: this.clock.now(), node: strip(node), reason });
   }
 
@@ -289,9 +272,7 @@ export class RunState {
    * reports add up over every session), not recorded again. `doneAt`: when it was done.
    */
   seedDone(id: number, result: NodeResult, outputs: readonly string[], doneAt?: number, adopted = false): void {
-    this.status[id] = NODE.done;
-    this.live.delete(id);
-    this.counts.done++;
+    this.end(id, NODE.done, 'done');
     const ts = doneAt ?? this.clock.now();
     const node = strip(this.node(id));
     this.sink({ type: 'item-done', ts, node, requestId: result.requestId, cost: result.cost ?? 0, quotedCost: this.quotedOf(id), cached: false, earlier: true, outputs, startedAt: ts, ...(adopted ? { adopted: true as const } : {}) });
@@ -308,9 +289,7 @@ export class RunState {
 
   /** A node that failed for good in an earlier session (not retryable): not run again. */
   seedFailed(id: number, error: EventError): void {
-    this.status[id] = NODE.failed;
-    this.live.delete(id);
-    this.counts.failed++;
+    this.end(id, NODE.failed, 'failed');
     this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(this.node(id)), requestId: null, error, startedAt: null });
   }
 
@@ -323,18 +302,27 @@ export class RunState {
   /** Paid in an earlier session, its result lost for good (the job is gone): reported, never fetched or paid again. */
   seedUnsaved(id: number, requestId: string, error: EventError): void {
     this.paidIds.add(id);
-    this.status[id] = NODE.failed;
-    this.live.delete(id);
-    this.counts.failed++;
+    this.end(id, NODE.failed, 'failed');
     this.counts.unsaved++;
     this.sink({ type: 'item-failed', ts: this.clock.now(), node: strip(this.node(id)), requestId, error, startedAt: null, unsaved: { cost: 0, earlier: true } });
   }
 
   seedUnknown(id: number, reason: string): void {
-    this.status[id] = NODE.unknown;
-    this.live.delete(id);
-    this.counts.unknown++;
+    this.end(id, NODE.unknown, 'unknown');
     this.sink({ type: 'item-unknown', ts: this.clock.now(), node: strip(this.node(id)), reason });
+  }
+
+  /** Node `id` ends with `status`, counted under `count`. */
+  private end(id: number, status: NodeStatusCode, count: keyof RunCounts): void {
+    this.status[id] = status;
+    this.live.delete(id);
+    this.counts[count]++;
+  }
+
+  /** When node `id` started, or null when it never did. */
+  private startedOrNull(id: number): number | null {
+    const started = this.startedAt[id]!;
+    return Number.isNaN(started) ? null : started;
   }
 
   /** Throws the first recorder failure of a `progress` hook, if any. */
