@@ -7,6 +7,8 @@ export { collectGarbage } from './journal/index.js';
 export { DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, clientPriceSource, compareQuotes, openQuoteCache, quoteInputFromGraph, quoteRun, readQuoteFile } from './quote/index.js';
 export type { BudgetVerdict, PriceMethod, Quote, QuoteComparison, QuoteDelta, QuoteTotal, QuotedItem, QuotedStep } from './quote/index.js';
 export type { BudgetOutcome, EarlierInvocation } from './contracts/events.js';
+export { errorRecord } from './contracts/error-record.js';
+export type { ErrorRecord } from './contracts/error-record.js';
 export { GatedGovernor } from './run/index.js';
 export { findHeldItems, leftOutWithDependents, openResultCacheLookup } from './run/index.js';
 export type { KnownBeforeQuote } from './run-workflow.js';

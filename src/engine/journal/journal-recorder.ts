@@ -6,10 +6,11 @@
  * result its downstream steps read), what is in flight (to poll, not resubmit) and what is
  * unknown.
  */
+import { errorRecord } from '../contracts/error-record.js';
 import type { EventError, RunStatus } from '../contracts/events.js';
 import type { Journal } from './journal.js';
 import type { JournalNodeIds } from './journal-node-ids.js';
-import type { JournalError, JournalResult } from './journal-records.js';
+import type { JournalResult } from './journal-records.js';
 import type { NodeResult } from '../run/index.js';
 import type { RecordedDone, RecordedNode, StateRecorder } from '../run/index.js';
 
@@ -59,7 +60,7 @@ export class JournalRecorder implements StateRecorder {
   }
 
   async unsaved(node: RecordedNode, requestId: string, error: EventError): Promise<void> {
-    await this.journal.append({ t: 'unsaved', node: this.name(node), request_id: requestId, error: toJournalError(error) });
+    await this.journal.append({ t: 'unsaved', node: this.name(node), request_id: requestId, error: errorRecord(error) });
   }
 
   async done(node: RecordedNode, done: RecordedDone): Promise<void> {
@@ -77,12 +78,12 @@ export class JournalRecorder implements StateRecorder {
   async retrying(node: RecordedNode, _attempt: number, error: EventError): Promise<void> {
     this.lastStatus.delete(node.id);
     // Failed and retryable: should the run die before the next intent, resume submits it again.
-    await this.journal.append({ t: 'failed', node: this.name(node), error: toJournalError(error), retryable: true });
+    await this.journal.append({ t: 'failed', node: this.name(node), error: errorRecord(error), retryable: true });
   }
 
   async failed(node: RecordedNode, error: EventError, retryable: boolean): Promise<void> {
     this.lastStatus.delete(node.id);
-    await this.journal.append({ t: 'failed', node: this.name(node), error: toJournalError(error), retryable });
+    await this.journal.append({ t: 'failed', node: this.name(node), error: errorRecord(error), retryable });
   }
 
   async skipped(node: RecordedNode, reason: string): Promise<void> {
@@ -101,7 +102,7 @@ export class JournalRecorder implements StateRecorder {
 
   async timedOut(node: RecordedNode, requestId: string, error: EventError): Promise<void> {
     this.lastStatus.delete(node.id);
-    await this.journal.append({ t: 'timed-out', node: this.name(node), request_id: requestId, error: toJournalError(error) });
+    await this.journal.append({ t: 'timed-out', node: this.name(node), request_id: requestId, error: errorRecord(error) });
   }
 
   async finished(status: RunStatus): Promise<void> {
@@ -127,11 +128,3 @@ export function toJournalResult(result: NodeResult): JournalledResult {
   };
 }
 
-function toJournalError(error: EventError): JournalError {
-  return {
-    code: error.code,
-    message: error.message,
-    ...(error.jobErrorCode === undefined ? {} : { job_error_code: error.jobErrorCode }),
-    ...(error.reason === undefined ? {} : { reason: error.reason }),
-  };
-}

@@ -1,5 +1,5 @@
 import { roundUsd, UsdTally } from '../../common/index.js';
-import type { EventError, SkipKind } from '../../engine/index.js';
+import { errorRecord, type EventError, type SkipKind } from '../../engine/index.js';
 import type { ItemStatus, ReportCounts, ReportError, ReportItem } from './run-report-types.js';
 
 const STATUSES: readonly ItemStatus[] = ['pending', 'running', 'done', 'failed', 'skipped', 'unknown', 'unsaved', 'deferred', 'timed-out'];
@@ -174,10 +174,7 @@ export function isoOrNull(ms: number | null): string | null {
 
 function toReportError(error: EventError): ReportError {
   return {
-    code: error.code,
-    message: error.message,
-    ...(error.jobErrorCode === undefined ? {} : { job_error_code: error.jobErrorCode }),
-    ...(error.reason === undefined ? {} : { reason: error.reason }),
+    ...errorRecord(error),
     ...(error.retryable === undefined ? {} : { retryable: error.retryable }),
   };
 }
