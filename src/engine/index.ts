@@ -14,3 +14,5 @@ export { findHeldItems, leftOutWithDependents, openResultCacheLookup } from './r
 export type { KnownBeforeQuote } from './run-workflow.js';
 // The queue's types and values are in distributed.ts: their declarations name bullmq's and
 // ioredis' types, which this face (and the library's main entry) must not pull in.
+export { keepDeliveries } from './keep-deliveries.js';
+export type { DeliveryKeeper, KeepDeliveriesOptions } from './keep-deliveries.js';

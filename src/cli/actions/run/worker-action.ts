@@ -6,6 +6,8 @@ import type { RunEvent } from '../../../engine/index.js';
 import { type MetricsServer, serveMetrics, traceSettings } from '../../../report/index.js';
 import { VERSION } from '../../version.js';
 import { parsePort } from './run-queued.js';
+import { type DeliveryKeeper, keepDeliveries } from '../../../engine/index.js';
+import { resolve } from 'node:path';
 
 export interface WorkerFlags {
   readonly queue?: string;
@@ -17,6 +19,9 @@ export interface WorkerFlags {
   readonly lockMs?: string;
   readonly grace?: string;
   readonly metricsPort?: string;
+  readonly webhookUrl?: string;
+  readonly webhookListen?: string;
+  readonly stateDir?: string;
 }
 
 export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> {
@@ -26,6 +31,7 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
   const lockMs = whole('--lock-ms', flags.lockMs ?? '30000', 500);
   const graceMs = whole('--grace', flags.grace ?? '15', 0) * 1000;
   const metricsPort = flags.metricsPort === undefined ? undefined : parsePort(flags.metricsPort);
+  const hooks = webhookFlags(flags, io.cwd);
   const queue = await import('../../../engine/distributed.js');
   const target = queue.parseRedisUrl(flags.queue, '--queue');
   const apiKey = await readApiKey({ env: io.env, apiKeyFile: flags.apiKeyFile, stdin: io.stdin, cwd: io.cwd });
@@ -41,11 +47,18 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
   const log = flags.verbose ? (line: string) => io.stderr.write(`deflow: ${line}\n`) : undefined;
   const client = new DeapiClient({ apiKey, baseUrl, clock, governor: shared.governor, log });
   const metrics = metricsPort === undefined ? null : await workerMetrics(metricsPort);
+  let keeper: DeliveryKeeper | null = null;
   // The OTEL_* variables: a span per job, joining the coordinator's trace (OpenTelemetry loaded only then).
   const tracing = traceSettings(io.env, undefined);
   const tracer = tracing === null ? null : (await import('../../../report/tracing.js')).openWorkerTracer({ settings: tracing, version: VERSION });
   try {
     if (metrics !== null) say(`metrics: ${metrics.server.url}`);
+    if (hooks !== null) {
+      keeper = await keepDeliveries({ ...hooks, clock });
+      const unreachable = await keeper.selfCheck();
+      if (unreachable !== null) say(`--webhook-url ${hooks.url}: a signed test delivery did not reach the receiver at ${hooks.listen} (${unreachable}); it answers only what reaches it`);
+      say(`answering webhook deliveries for earlier runs of ${hooks.stateDir} at ${hooks.url}`);
+    }
     const worker = await queue.startQueueWorker({
       target,
       redis: shared.redis,
@@ -67,9 +80,10 @@ export async function runWorker(flags: WorkerFlags, io: CliIO): Promise<number> 
     await io.interrupted;
     say('stopping: no new jobs; jobs in flight settle or go back to the queue');
     await worker.close();
-    say(`stopped after ${worker.finished} job(s)`);
+    say(`stopped after ${worker.finished} job(s)${keeper === null ? '' : `; ${keeper.received()} webhook deliveries answered`}`);
     return EXIT.ok;
   } finally {
+    await keeper?.close();
     await tracer?.finish();
     await metrics?.close();
     await client.close();
@@ -103,6 +117,20 @@ function describe(event: RunEvent, say: (line: string) => void): void {
   else if (event.type === 'item-failed') say(`${at} failed: ${event.error.message}`);
   else if (event.type === 'item-unknown') say(`${at} unknown: ${event.reason}`);
   else if (event.type === 'item-timed-out') say(`${at} timed out: ${event.error.message} (job ${event.requestId} still runs; the next session adopts it)`);
+}
+
+/** `--webhook-url`, `--webhook-listen` and `--state-dir` go together. */
+function webhookFlags(flags: WorkerFlags, cwd: string): { url: string; listen: string; stateDir: string } | null {
+  const given = { '--webhook-url': flags.webhookUrl, '--webhook-listen': flags.webhookListen, '--state-dir': flags.stateDir };
+  const set = Object.entries(given).filter(([, value]) => value !== undefined);
+  if (set.length === 0) return null;
+  const missing = Object.entries(given).filter(([, value]) => value === undefined).map(([name]) => name);
+  if (missing.length > 0) {
+    throw new DeflowError('E_USAGE_OPTION', `${set[0]![0]}: expected ${missing.join(' and ')} as well (the service calls the URL, the receiver listens at the address, and the state folder holds the runs whose deliveries it answers)`, {
+      details: { option: set[0]![0] },
+    });
+  }
+  return { url: flags.webhookUrl!, listen: flags.webhookListen!, stateDir: resolve(cwd, flags.stateDir!) };
 }
 
 function whole(option: string, value: string, min: number): number {
