@@ -209,10 +209,7 @@ export class GovernorBucket {
     this.expire(answer.receivedAt);
     const reset = resetMs(answer.rateLimit);
     if (reset !== undefined && (this.serverResetMs === null || reset > this.serverResetMs + this.windowMs / 2)) {
-      this.epoch++;
-      this.used = this.inFlight;
-      this.carried = this.inFlight;
-      this.serverResetMs = null;
+      this.nextWindow();
       this.noteWindow(reset, answer.receivedAt);
     }
     this.countServerUse(answer.rateLimit);
@@ -269,11 +266,18 @@ export class GovernorBucket {
     // Before any answer the end is only a lower bound (the server opened it later): wait for one.
     if (this.serverResetMs === null && this.inFlight > 0) return;
     this.previousResetMs = this.serverResetMs ?? this.windowEnd;
+    this.nextWindow();
+    this.windowEnd = null;
+  }
+
+  /**
+   * A new window begins (a new epoch): requests still in flight may be counted by the server in
+   * it, so they are carried into it as used; its server reset is not known yet.
+   */
+  private nextWindow(): void {
     this.epoch++;
-    // Requests still in flight may be counted by the server in the window they open next.
     this.carried = this.inFlight;
     this.used = this.inFlight;
-    this.windowEnd = null;
     this.serverResetMs = null;
   }
 
@@ -293,10 +297,7 @@ export class GovernorBucket {
     } else if (current !== null && Math.abs(reset - current) >= half) {
       if (reset < current) return; // an answer about a window that is over
       // The server moved on to a newer window than the mirror: adopt its view.
-      this.epoch++;
-      this.carried = this.inFlight;
-      this.used = this.inFlight;
-      this.serverResetMs = null;
+      this.nextWindow();
     }
     this.noteWindow(reset, answer.receivedAt);
     this.countServerUse(answer.rateLimit);
