@@ -26,3 +26,4 @@ export type { PngColour } from './png.js';
 export { enqueueAbortable } from './abortable-wait.js';
 export type { Settle } from './abortable-wait.js';
 export { readNamedFile } from './read-named-file.js';
+export { isoOrNull } from './iso-time.js';

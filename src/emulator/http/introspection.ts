@@ -6,7 +6,7 @@ import type { Clock } from '../../common/index.js';
 import type { ApiResponse } from './responses.js';
 import { jsonResponse, routeNotFound } from './responses.js';
 import type { EmulatorJob } from '../types.js';
-import { toUsd } from '../../common/index.js';
+import { isoOrNull, toUsd } from '../../common/index.js';
 
 /** GET /_emulator/stats. */
 export interface EmulatorStats {
@@ -93,7 +93,7 @@ export function summariseJob(job: EmulatorJob): EmulatorJobSummary {
     task: job.taskId,
     status: job.status,
     created_at: new Date(job.createdAt).toISOString(),
-    finished_at: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
+    finished_at: isoOrNull(job.finishedAt),
     endpoint: job.endpointPath,
     model: job.model,
     price: toUsd(job.priceMicros),

@@ -1,5 +1,5 @@
 import type { EventError, NodeRef, RunEvent } from '../../engine/index.js';
-import { roundUsd, subtractMicros, toMicros, toUsd, UsdTally, writeFileAtomically } from '../../common/index.js';
+import { isoOrNull, roundUsd, subtractMicros, toMicros, toUsd, UsdTally, writeFileAtomically } from '../../common/index.js';
 import { ReportWriteError } from './report-write-error.js';
 import type {
   ItemStatus,
@@ -14,7 +14,7 @@ import type {
   RunReportSource,
   RunReportSummary,
 } from './run-report-types.js';
-import { isoOrNull, STATUS, type StatusCode, StepRecord } from './step-record.js';
+import { STATUS, type StatusCode, StepRecord } from './step-record.js';
 
 /** Code given to items whose submission outcome cannot be known (the event carries only a reason). */
 export const UNKNOWN_ITEM_CODE = 'E_JOB_UNKNOWN';

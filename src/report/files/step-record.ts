@@ -1,4 +1,4 @@
-import { roundUsd, UsdTally } from '../../common/index.js';
+import { isoOrNull, roundUsd, UsdTally } from '../../common/index.js';
 import { errorRecord, type EventError, type SkipKind } from '../../engine/index.js';
 import type { ItemStatus, ReportCounts, ReportError, ReportItem } from './run-report-types.js';
 
@@ -165,11 +165,6 @@ export class StepRecord {
       adopted: this.adopted.has(index),
     };
   }
-}
-
-/** ISO 8601 for epoch milliseconds; `null` for NaN. */
-export function isoOrNull(ms: number | null): string | null {
-  return ms === null || Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
 function toReportError(error: EventError): ReportError {

@@ -6,6 +6,7 @@
  * that fails is reported on stderr and never changes the run's exit code or its journal; a URL
  * is never printed whole (a webhook URL is a secret): only its origin.
  */
+import { isoOrNull } from '../../common/index.js';
 import type { RunEvent } from '../../engine/index.js';
 import type { NotifyWhen } from '../../workflow/index.js';
 import { formatCost } from '../format-cost.js';
@@ -92,7 +93,7 @@ export function notificationOf(finished: RunFinished, context: NotificationConte
     spent_earlier_usd: finished.spentEarlier ?? 0,
     quote_usd: { point: finished.quoted, high: finished.quotedHigh ?? null },
     max_cost_usd: budget,
-    deferred: (finished.deferred ?? []).map((d) => ({ pool: d.pool, items: d.items, reset_at: d.resetAt === null ? null : new Date(d.resetAt).toISOString() })),
+    deferred: (finished.deferred ?? []).map((d) => ({ pool: d.pool, items: d.items, reset_at: isoOrNull(d.resetAt) })),
     report: context.reportPath,
     resume_command: finished.resumeCommand,
   };
