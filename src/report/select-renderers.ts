@@ -13,6 +13,7 @@ import { RunReportBuilder } from './files/run-report.js';
 import type { Ticker } from './terminal/ticker.js';
 import { createProgressRenderer } from './terminal/tty-renderer.js';
 import { writeHtmlReport } from './html/write-html-report.js';
+import { sinkGuard } from './sink-guard.js';
 
 /** Options for {@link createReporters}: the run command's output flags and the environment. */
 export interface ReporterOptions {
@@ -90,18 +91,11 @@ export function createReporters(io: CliIO, options: ReporterOptions): Reporters 
   const keptReportPath = options.keptReportPath === undefined ? undefined : resolve(io.cwd, options.keptReportPath);
   const builder = reportPath || junitPath || keptReportPath || inActions ? new RunReportBuilder() : null;
 
-  const failed = new Set<number>();
   let rendererError: unknown;
-  const guarded = (index: number, render: (event: RunEvent) => void, event: RunEvent): void => {
-    if (failed.has(index)) return;
-    try {
-      render(event);
-    } catch (error) {
-      // Output must never stop a paid run; the bug is reported when the run ends.
-      failed.add(index);
-      rendererError ??= error;
-    }
-  };
+  // Output must never stop a paid run; the bug is reported when the run ends.
+  const guarded = sinkGuard<number>((_index, error) => {
+    rendererError ??= error;
+  });
   const sinks: ((event: RunEvent) => void)[] = renderers.map((r) => (event) => r.handle(event));
   if (builder !== null) sinks.push(builder.handle);
 

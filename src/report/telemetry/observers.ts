@@ -11,6 +11,7 @@ import { type NotifyTarget, notificationOf, originOf, sendNotifications } from '
 import type { RunMetrics } from './run-metrics.js';
 import type { TracedStep, TraceRecorder } from './trace-recorder.js';
 import { traceSettings } from './trace-settings.js';
+import { sinkGuard } from '../sink-guard.js';
 
 export interface ObserverOptions {
   readonly env: NodeJS.ProcessEnv;
@@ -56,16 +57,7 @@ export async function openObservers(options: ObserverOptions): Promise<Observers
     metrics = new RunMetrics({ workflow: options.workflowName, tasks: new Map(options.steps.map((s) => [s.id, s.task])) });
   }
   let finished: Extract<RunEvent, { type: 'run-finished' }> | null = null;
-  const failed = new Set<string>();
-  const guard = (name: string, handle: (event: RunEvent) => void, event: RunEvent): void => {
-    if (failed.has(name)) return;
-    try {
-      handle(event);
-    } catch (error) {
-      failed.add(name);
-      options.warn(`deflow: ${name} stopped: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  };
+  const guard = sinkGuard<string>((name, error) => options.warn(`deflow: ${name} stopped: ${error instanceof Error ? error.message : String(error)}`));
   let finishing: Promise<void> | null = null;
   const traced = tracer;
   return {
