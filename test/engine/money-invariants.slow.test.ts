@@ -18,7 +18,13 @@
  *    request_id (never a bare failure without a code, never a timed-out item without its job);
  * 3. the spend the run states equals what the service charged for the jobs deflow knows (every
  *    job whose request_id it journalled), to the micro-dollar, once nothing is left in flight;
- * 4. with `max_cost`, the run's jobs never cost more than the cap, nor does a session state more.
+ * 4. with `max_cost`, the run's jobs never cost more than the cap, nor does a session state more;
+ * 5. with a daily cap, an item deferred is taken up again by the first session after its day
+ *    refilled (submitted, deferred again, or ended with an outcome), never forgotten;
+ * 6. with a daily cap, a session started before the day refilled, by a new client (a new
+ *    process: only the journal knows the window is closed), creates no job and sends nothing the
+ *    service refuses (no 429). Red when the resume forgets the journalled window (the session
+ *    resubmits into it) or replays a deferred item as skipped, both at the first case.
  *
  * `MONEY_RUNS` cases (200 by default: about 1 s a case, 3 minutes; `npm run fuzz:money` runs
  * 5,000), seed `MONEY_SEED`; `MONEY_VERBOSE=1` prints each case. The state folder is on
@@ -43,7 +49,8 @@ import { GatedGovernor } from '../../src/engine/run/submit-gate.js';
 import { runDurablyWith } from '../../src/engine/run-durably.js';
 import { createEventClock } from '../helpers/event-clock.js';
 import { type Fault, startFaultProxy } from '../helpers/fault-proxy.js';
-import { graphOf, yaml } from './run-helpers.js';
+import { type MoneyStep, moneyWorkflow } from '../fixtures/money-workflow.js';
+import { graphOf } from './run-helpers.js';
 
 const RUNS = Number(process.env['MONEY_RUNS'] ?? 200);
 const SEED = Number(process.env['MONEY_SEED'] ?? 20261127);
@@ -55,18 +62,8 @@ const RUN_ID = 'money';
 /** A tmpfs where there is one: the journal's fsyncs cost nothing there (they were half a case's time on disk). */
 const SCRATCH = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 
-interface StepCase {
-  readonly items: number;
-  readonly size: 256 | 512 | 768;
-  readonly steps: number;
-  /** Seconds. */
-  readonly timeout: number;
-  readonly retries: number;
-  readonly save: boolean;
-}
-
 interface MoneyCase {
-  readonly steps: readonly StepCase[];
+  readonly steps: readonly MoneyStep[];
   /** Job duration, ms (fixed for every job; ±30 % jitter). */
   readonly durationMs: number;
   readonly fault: { readonly fault: Fault; readonly phase: 'submit' | 'poll' | 'download'; readonly rate: number; readonly seed: number } | null;
@@ -87,7 +84,7 @@ function sometimes<T>(arb: fc.Arbitrary<T>, yes: number, no: number): fc.Arbitra
   return fc.oneof({ weight: no, arbitrary: fc.constant(null) }, { weight: yes, arbitrary: arb });
 }
 
-const stepCase: fc.Arbitrary<StepCase> = fc.record({
+const stepCase: fc.Arbitrary<MoneyStep> = fc.record({
   // Mostly small steps (a case's time grows with its items), a large one now and then: 1–200 in all.
   items: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 8 }) }, { weight: 1, arbitrary: fc.integer({ min: 9, max: 50 }) }),
   size: fc.constantFrom(256 as const, 512 as const, 768 as const),
@@ -117,22 +114,14 @@ const moneyCase: fc.Arbitrary<MoneyCase> = fc.record({
   service: sometimes(fc.record({ error500: fc.integer({ min: 0, max: 20 }).map((p) => p / 100), dropAnswer: fc.integer({ min: 0, max: 10 }).map((p) => p / 100) }), 1, 3),
 });
 
-function workflowOf(c: MoneyCase): string {
-  const lines = ['version: 1', 'name: money', ...(c.maxCost === null ? [] : [`budget: { max_cost: ${c.maxCost} }`]), 'steps:'];
-  c.steps.forEach((s, i) => {
-    const items = Array.from({ length: s.items }, (_, k) => `p${i}-${k}`);
-    lines.push(
-      `  s${i}:`,
-      '    task: image.generate',
-      `    for_each: { items: ${JSON.stringify(items)} }`,
-      ...(i > 0 ? [`    needs: s${i - 1}`] : []),
-      `    timeout: ${s.timeout}s`,
-      `    retries: ${s.retries}`,
-      `    with: { prompt: "\${{ item.value }}", model: Flux1schnell, width: ${s.size}, height: ${s.size}, steps: ${s.steps}, seed: 3 }`,
-      ...(s.save ? [`    save: "s${i}-\${{ item.index }}.png"`] : []),
-    );
-  });
-  return yaml(...lines);
+/** Whether a session took item `name` (`step/index`) up: submitted it, deferred it again, or ended it with an outcome of its own. */
+function takenUp(events: readonly RunEvent[], name: string): boolean {
+  return events.some(
+    (e) =>
+      'node' in e &&
+      `${e.node.step}/${e.node.index}` === name &&
+      (e.type === 'item-submitted' || e.type === 'item-deferred' || e.type === 'item-failed' || e.type === 'item-unknown' || e.type === 'item-timed-out' || (e.type === 'item-done' && e.earlier !== true)),
+  );
 }
 
 /** One case: the faulty session, then clean ones until nothing is left to collect. */
@@ -155,13 +144,15 @@ async function runCase(c: MoneyCase): Promise<void> {
   // The twin: another process, with its own client and governor.
   const twinClient = c.twin === null ? null : clientOf();
   try {
-    await writeFile(join(dir, 'workflow.yaml'), workflowOf(c));
+    await writeFile(join(dir, 'workflow.yaml'), moneyWorkflow('money', c.steps, { itemPrefix: 'p', maxCost: c.maxCost }));
     const graph = await graphOf(dir);
     const stateDir = join(dir, '.deflow');
     let last: RunEvent[] = [];
     const seen: RunEvent[] = [];
     let sessions = 0;
     let days = 0;
+    /** Items deferred to a day not yet come (`step/index`). */
+    const awaitingDay = new Set<string>();
     const session = async (who: DeapiClient, events: RunEvent[], crash: number, waitLockMs?: number): Promise<void> => {
       let records = 0;
       try {
@@ -199,9 +190,32 @@ async function runCase(c: MoneyCase): Promise<void> {
       seen.push(...events);
       const finished = events.find((e): e is Extract<RunEvent, { type: 'run-finished' }> => e.type === 'run-finished');
       const deferred = events.filter((e): e is Extract<RunEvent, { type: 'item-deferred' }> => e.type === 'item-deferred');
+      if (awaitingDay.size > 0) {
+        // 5. A deferred item is not forgotten: the first session after its day refilled takes it up again.
+        for (const name of awaitingDay) expect(takenUp(events, name), `deferred item ${name} in the session after its day`).toBe(true);
+        awaitingDay.clear();
+      }
       if (deferred.length > 0 && days < MAX_DAYS) {
         // A daily cap was reached: the next session runs once its window has refilled.
         days++;
+        if (days === 1 && deferred.every((e) => e.resetAt !== null)) {
+          // 6. A session started before the day refilled asks nothing of the closed pool: no job created, no request refused.
+          const before = emulator.stats();
+          const early: RunEvent[] = [];
+          sessions++;
+          // A new process: a client that has not met the closed window itself (only the journal knows of it).
+          const fresh = clientOf();
+          try {
+            await session(fresh, early, 0);
+          } finally {
+            await fresh.close();
+          }
+          seen.push(...early);
+          const after = emulator.stats();
+          expect({ created: after.submissions - before.submissions, refused: (after.by_status['429'] ?? 0) - (before.by_status['429'] ?? 0) }).toEqual({ created: 0, refused: 0 });
+          for (const e of early) if (e.type === 'item-deferred') awaitingDay.add(`${e.node.step}/${e.node.index}`);
+        }
+        for (const e of deferred) awaitingDay.add(`${e.node.step}/${e.node.index}`);
         const resetAt = Math.max(...deferred.map((e) => e.resetAt ?? clock.now() + 86_400_000));
         await clock.sleep(Math.max(0, resetAt - clock.now()) + 1000);
         continue;

@@ -43,7 +43,8 @@ import { runQueued } from '../../../src/engine/queue-coordinator.js';
 import { type Fault, startFaultProxy } from '../../helpers/fault-proxy.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import { skipWithout } from '../../helpers/system-deps.js';
-import { graphOf, yaml } from '../run-helpers.js';
+import { type MoneyStep, moneyWorkflow } from '../../fixtures/money-workflow.js';
+import { graphOf } from '../run-helpers.js';
 
 const WITHOUT_REDIS = skipWithout('redis-server');
 const RUNS = Number(process.env['QUEUE_MONEY_RUNS'] ?? 10);
@@ -56,17 +57,9 @@ const TIME_SCALE = 20;
 /** Clean coordinator sessions after the first, at most. */
 const MAX_SESSIONS = 4;
 
-interface StepCase {
-  readonly items: number;
-  readonly size: 256 | 512 | 768;
-  readonly steps: number;
-  /** Virtual seconds. */
-  readonly timeout: number;
-  readonly retries: number;
-}
-
 interface QueueCase {
-  readonly steps: readonly StepCase[];
+  /** Every result is saved: the workers' downloads are part of what is tested. */
+  readonly steps: readonly Omit<MoneyStep, 'save'>[];
   readonly workers: 1 | 2 | 4;
   /** Job duration, virtual ms (±30 % jitter). */
   readonly durationMs: number;
@@ -103,24 +96,6 @@ const queueCase: fc.Arbitrary<QueueCase> = fc.record({
   interruptAfter: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 20 })),
   loseWorkerAfter: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 20 })),
 });
-
-function workflowOf(c: QueueCase): string {
-  const lines = ['version: 1', 'name: money-queue', 'steps:'];
-  c.steps.forEach((s, i) => {
-    const items = Array.from({ length: s.items }, (_, k) => `q${i}-${k}`);
-    lines.push(
-      `  s${i}:`,
-      '    task: image.generate',
-      `    for_each: { items: ${JSON.stringify(items)} }`,
-      ...(i > 0 ? [`    needs: s${i - 1}`] : []),
-      `    timeout: ${s.timeout}s`,
-      `    retries: ${s.retries}`,
-      `    with: { prompt: "\${{ item.value }}", model: Flux1schnell, width: ${s.size}, height: ${s.size}, steps: ${s.steps}, seed: 3 }`,
-      `    save: "s${i}-\${{ item.index }}.png"`,
-    );
-  });
-  return yaml(...lines);
-}
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -186,7 +161,7 @@ async function runCase(c: QueueCase): Promise<void> {
   const proxy = await startFaultProxy(emulator.url);
   const open: (QueueWorker & { closeAll(): Promise<void> })[] = [];
   try {
-    await writeFile(join(dir, 'workflow.yaml'), workflowOf(c));
+    await writeFile(join(dir, 'workflow.yaml'), moneyWorkflow('money-queue', c.steps.map((s) => ({ ...s, save: true })), { itemPrefix: 'q' }));
     const graph = await graphOf(dir);
     const digest = await digestWorkflow(graph);
     const coordinator = await participant(emulator);
