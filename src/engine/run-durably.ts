@@ -23,6 +23,8 @@ import type { RunWebhooks } from './run/index.js';
 export const DEFAULT_ADOPT_WAIT_MS = 120_000;
 /** How long a session stopped by its budget or a daily limit waits for the deliveries of its jobs in flight, by default (clock ms; Ctrl-C's grace). */
 const DEFAULT_DRAIN_MS = 15_000;
+/** After Ctrl-C with `--drain` alone: how long the final deliveries of jobs polled to their end are still awaited (clock ms). */
+const INTERRUPTED_FINALS_MS = 10 * 60_000;
 
 /** Options of {@link runOpened}: those of `runWorkflow` that the journal does not decide. */
 export interface RunOpenedOptions extends Omit<RunWorkflowOptions, 'recorder' | 'cache' | 'seed' | 'resumed' | 'runId' | 'resumeCommand' | 'webhooks' | 'earlier' | 'dailyWindows'> {
@@ -113,6 +115,12 @@ const STOPPED_BY: Partial<Record<DurableOutcome['status'], string>> = { 'over-bu
  * reach it instead of counting toward the account's breaker (docs/running.md).
  */
 async function drainDeliveries(drain: DeliveryDrain, status: DurableOutcome['status'], options: RunOpenedOptions, clock: Clock): Promise<void> {
+  if (status === 'interrupted' && options.graceMs === Number.POSITIVE_INFINITY) {
+    // Ctrl-C with `--drain` (its notice said so): its jobs were polled to their end; a final
+    // delivery may still be on its way after the poll that saw the job done.
+    await drain.settle(INTERRUPTED_FINALS_MS, clock);
+    return;
+  }
   const why = STOPPED_BY[status];
   if (why === undefined || drain.outstanding === 0) return;
   const count = drain.outstanding;

@@ -73,6 +73,27 @@ describe('a session stopped by its budget or a daily limit with jobs given its w
     expect(webhooks).toMatchObject({ delivered: 4, failed: 0, consecutive_failures: 0, breaker_trips: 0 });
   });
 
+  it('Ctrl-C with --drain alone polls the jobs to their end and then waits for their final deliveries: 0 failed', async () => {
+    const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(3) });
+    const emulator = await useFastEmulator(CONFIG);
+    let interrupt: () => void = () => {};
+    const interrupted = new Promise<void>((resolve) => {
+      interrupt = resolve;
+    });
+    let submitted = 0;
+    const run = await runDurablyIn(dir, emulator, {
+      webhook: await hooks(),
+      interrupted,
+      graceMs: Number.POSITIVE_INFINITY,
+      onEvent: (event) => {
+        if (event.type === 'item-submitted' && ++submitted === 3) interrupt();
+      },
+    });
+    expect(run.outcome).toMatchObject({ status: 'interrupted', counts: { done: 3 } });
+    const webhooks = await settled(emulator);
+    expect(webhooks).toMatchObject({ delivered: 6, failed: 0, breaker_trips: 0 });
+  });
+
   it('a drain cut short (graceMs 0) says how many are left, and their deliveries fail', async () => {
     const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(4) });
     const emulator = await useFastEmulator({ ...CONFIG, rate_limits: { endpoints: { 'audio/transcriptions': { rpm: 60, rpd: 2 } } } });
