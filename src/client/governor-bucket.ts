@@ -159,13 +159,6 @@ export class GovernorBucket {
     return this.take(false, opener);
   }
 
-  /** Requests the current window has room for at `now` (a known limit), or undefined. */
-  roomAt(now: number): number | undefined {
-    if (this.state !== 'known') return undefined;
-    if (this.windowEnd !== null && now >= this.windowEnd) return this.limit;
-    return Math.max(0, this.limit - this.used - this.carried);
-  }
-
   /** Records the answer to a request that held `ticket`. */
   settle(ticket: BucketTicket, answer: BucketAnswer): BucketNews {
     this.inFlight--;

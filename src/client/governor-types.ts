@@ -61,6 +61,4 @@ export interface GovernorBucketView {
   readonly limit: number;
   readonly windowSeconds: number;
   readonly dailyRemaining?: number;
-  /** Requests the current window still has room for (a known limit; this process's governor only). */
-  readonly windowRemaining?: number;
 }

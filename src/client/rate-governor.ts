@@ -65,18 +65,13 @@ export class RateGovernor extends EventEmitter<GovernorEvents> implements Govern
 
   /** The state of every bucket seen so far (for verbose output and reports). */
   describe(): GovernorBucketView[] {
-    const now = this.clock.now();
-    return [...this.buckets.values()].map((b) => {
-      const room = b.roomAt(now);
-      return {
-        bucket: b.key,
-        state: b.state,
-        limit: b.limit,
-        windowSeconds: b.windowMs / 1000,
-        ...(b.daily ? { dailyRemaining: b.daily.remaining } : {}),
-        ...(room === undefined ? {} : { windowRemaining: room }),
-      };
-    });
+    return [...this.buckets.values()].map((b) => ({
+      bucket: b.key,
+      state: b.state,
+      limit: b.limit,
+      windowSeconds: b.windowMs / 1000,
+      ...(b.daily ? { dailyRemaining: b.daily.remaining } : {}),
+    }));
   }
 
   private permit(key: string, ticket: BucketTicket): GovernorPermit {

@@ -77,21 +77,15 @@ export async function poll(ctx: JobContext, id: number, step: GraphStep, key: st
   }
 }
 
-/** Share of a limited job-status pool's window that must be left for its polls to count as room to spare. */
-const ROOMY_SHARE = 0.5;
-
 /**
  * Whether the job-status pool has room to spare: it answered without rate-limit headers (no
- * limit), or more than half of its current window is still unspent, so status requests cost
- * nothing another job needs now. Otherwise a limited pool is spent where a job most likely just
- * finished.
+ * limit), so status requests cost nothing another job needs. A limited pool is spent where a
+ * job most likely just finished instead.
  */
 function statusRoomy(ctx: JobContext): boolean {
   const governor = ctx.client.governor;
   if (!governor) return false;
-  return governor
-    .describe()
-    .some((bucket) => bucket.bucket === JOBS_STATUS_POOL && (bucket.state === 'unthrottled' || (bucket.windowRemaining !== undefined && bucket.windowRemaining > bucket.limit * ROOMY_SHARE)));
+  return governor.describe().some((bucket) => bucket.bucket === JOBS_STATUS_POOL && bucket.state === 'unthrottled');
 }
 
 /**
