@@ -1,7 +1,7 @@
 export type { DeferredPool, EventError, NodeRef, RunEvent, RunEventSink, RunStatus, SkipKind } from './contracts/events.js';
 export { runOpened } from './run-durably.js';
 export type { RunOutcome } from './run-workflow.js';
-export { digestWorkflow, RESUMABLE_STATUSES, STATE_DIR_NAME, assertRunId, attributeSpend, chargedJobs, listRuns, openDurableRun, previewResumeSeeds, createRunDir, writeRunMeta, readInvocations, readJournal, readRunState, replayRunState, resolveStateDir, runPaths, stateLayout, summariseProgress } from './journal/index.js';
+export { digestWorkflow, RESUMABLE_STATUSES, STATE_DIR_NAME, assertRunId, attributeSpend, chargedJobs, listRuns, openDurableRun, previewResumeSeeds, createRunDir, readRunMeta, writeRunMeta, readInvocations, readJournal, readRunState, replayRunState, resolveStateDir, runPaths, stateLayout, summariseProgress } from './journal/index.js';
 export type { DurableRun, GcResult, InvocationEntry, RunOptionsRecord, RunProgress, RunSummary } from './journal/index.js';
 export { collectGarbage } from './journal/index.js';
 export { DEFAULT_FIT_THRESHOLD, DEFAULT_MAX_PRICE_REQUESTS, clientPriceSource, compareQuotes, openQuoteCache, quoteInputFromGraph, quoteRun, readQuoteFile } from './quote/index.js';

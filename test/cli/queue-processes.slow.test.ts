@@ -292,6 +292,39 @@ describe.skipIf(WITHOUT_REDIS)('distributed mode with real processes', () => {
     }
   });
 
+  it('a queue run against an emulator at time scale 50: deflow status gives its real dates, the emulator time beside them', async () => {
+    const dir = await workspace(2, 'time-scale');
+    await writeFile(join(dir, 'emulator.yaml'), yaml('balance: 1000', 'jobs: { duration_ms: 20000, scale_by_input: false }', 'rate_limits: { jobs_status: null }'));
+    const emulator = await startEmulatorProcess(main, dir, { args: ['--config', 'emulator.yaml', '--time-scale', '50'] });
+    const workers = [worker(dir, emulator)];
+    const env: NodeJS.ProcessEnv = { ...process.env, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key };
+    const cli = async (args: readonly string[]): Promise<string> => (await promisify(execFile)(process.execPath, [main, ...args], { cwd: dir, env })).stdout;
+    try {
+      const before = Date.now();
+      const run = await deflow(dir, emulator, [...RUN, '--queue', redis.url]).exit;
+      const after = Date.now();
+      expect(run.code, run.stderr).toBe(0);
+      const [listed] = (JSON.parse(await cli(['status', '--json'])) as { runs: { run_id: string; started_at: string; finished_at: string }[] }).runs;
+      for (const date of [listed!.started_at, listed!.finished_at]) {
+        expect(Date.parse(date)).toBeGreaterThanOrEqual(before);
+        expect(Date.parse(date)).toBeLessThanOrEqual(after);
+      }
+      const text = await cli(['status', listed!.run_id]);
+      const line = /^started: (\S+), finished: (\S+) \(emulator time: started (\S+), finished (\S+)\)$/m.exec(text);
+      expect(line, text).not.toBeNull();
+      expect([line![1], line![2]]).toEqual([listed!.started_at, listed!.finished_at]);
+      // Two chained jobs of 20 s each on the emulator's clock: its dates ran ahead of the real ones.
+      expect(Date.parse(line![4]!)).toBeGreaterThan(after);
+      const json = JSON.parse(await cli(['status', listed!.run_id, '--json'])) as { started_at: string; emulator_time: { finished_at: string } };
+      expect(json.started_at).toBe(listed!.started_at);
+      expect(Date.parse(json.emulator_time.finished_at)).toBeGreaterThan(after);
+    } finally {
+      await Promise.all(workers.map((w) => stopProcess(w.child)));
+      await emulator.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('3 independent runs with --governor share one account without a 429', async () => {
     const dirs = await Promise.all([0, 1, 2].map((i) => workspace(8, `matrix-${i}`)));
     const emulator = await startEmulator(dirs[0]!);

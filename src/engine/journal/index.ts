@@ -3,7 +3,7 @@ export type { DurableRun, OpenDurableRunInternals, OpenDurableRunOptions } from 
 export { readJournal, readRunState, replayRunState } from './journal-replay.js';
 export { summariseProgress } from './run-progress.js';
 export type { RunProgress } from './run-progress.js';
-export { RESUMABLE_STATUSES, STATE_DIR_NAME, assertRunId, createRunDir, listRuns, newRunId, resolveStateDir, runPaths, stateLayout, writeRunMeta } from './state-dir.js';
+export { RESUMABLE_STATUSES, STATE_DIR_NAME, assertRunId, createRunDir, listRuns, newRunId, readRunMeta, resolveStateDir, runPaths, stateLayout, writeRunMeta } from './state-dir.js';
 export type { RunOptionsRecord, RunSummary } from './state-dir.js';
 export { attributeSpend, chargedJobs, readInvocations } from './invocations.js';
 export type { InvocationEntry } from './invocations.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { CliIO } from '../../../common/index.js';
 import { DeflowError, writeFileAtomically } from '../../../common/index.js';
 import type { KnownBeforeQuote, Quote, RunEventSink, RunOptionsRecord, RunOutcome } from '../../../engine/index.js';
-import { createRunDir, writeRunMeta } from '../../../engine/index.js';
+import { createRunDir, readRunMeta, writeRunMeta } from '../../../engine/index.js';
 import type { RedisTarget } from '../../../engine/distributed.js';
 import { createReporters, EVENT_LOG_NAME, KEPT_REPORT_NAME, type MetricsServer, serveMetrics } from '../../../report/index.js';
 import type { JobGraph } from '../../../workflow/index.js';
@@ -101,6 +101,10 @@ async function coordinate(io: CliIO, input: QueuedRunInput, target: RedisTarget,
   });
   // The run's state is the queue's; its run.json in the state folder says which run it is, its
   // status and options, so `deflow status`, `deflow report` and a bare `deflow run` find it.
+  // On the emulator's accelerated clock the run's dates run ahead of real time: the real ones are
+  // kept beside them (the first session's start), as a durable run keeps them.
+  const realStartedAt = (await readRunMeta(stateDir, opened.runId))?.real_started_at ?? Date.now();
+  const realTimes = (ended: boolean) => (session.client.clock.realPerVirtual >= 1 ? {} : { real_started_at: realStartedAt, real_finished_at: ended ? Date.now() : null });
   const writeMeta = (status: Parameters<typeof writeRunMeta>[1]['status']): void =>
     writeRunMeta(stateDir, {
       v: 1,
@@ -112,6 +116,7 @@ async function coordinate(io: CliIO, input: QueuedRunInput, target: RedisTarget,
       finished_at: status === 'running' ? null : session.client.clock.now(),
       options: input.runOptions,
       items: Object.fromEntries(graph.steps.map((step) => [step.id, step.itemCount])),
+      ...realTimes(status !== 'running'),
     });
   createRunDir(stateDir, opened.runId);
   writeMeta('running');

@@ -75,7 +75,8 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
   const queueUrl = summary.meta?.options?.queue ?? null;
   if (queueUrl !== null && !existsSync(runPaths(stateDir, summary.runId).journal)) {
     if (!flags.json) io.stdout.write(`run ${summary.runId}: ${summary.status} (a queue run on ${queueUrl})\n`);
-    return runQueueStatus(summary.runId, { ...flags, queue: queueUrl }, io);
+    const real = summary.meta?.real_started_at === undefined ? undefined : { startedAt: summary.meta.real_started_at, finishedAt: summary.meta.real_finished_at ?? null };
+    return runQueueStatus(summary.runId, { ...flags, queue: queueUrl }, io, real);
   }
   const replayed = await readRunState(runPaths(stateDir, summary.runId).journal);
   const progress = summariseProgress(replayed);

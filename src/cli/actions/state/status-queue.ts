@@ -18,7 +18,13 @@ export interface QueueStatusFlags {
   readonly apiKeyFile?: string;
 }
 
-export async function runQueueStatus(run: string | undefined, flags: QueueStatusFlags, io: CliIO): Promise<number> {
+/** Real wall times of a queue run on the emulator's accelerated clock, from its run.json (the queue keeps the run clock's). */
+export interface QueueRunRealTimes {
+  readonly startedAt: number;
+  readonly finishedAt: number | null;
+}
+
+export async function runQueueStatus(run: string | undefined, flags: QueueStatusFlags, io: CliIO, real?: QueueRunRealTimes): Promise<number> {
   const queue = await import('../../../engine/distributed.js');
   const target = queue.parseRedisUrl(flags.queue, '--queue');
   const apiKey = await readApiKey({ env: io.env, apiKeyFile: flags.apiKeyFile, stdin: io.stdin, cwd: io.cwd });
@@ -33,24 +39,24 @@ export async function runQueueStatus(run: string | undefined, flags: QueueStatus
       throw new DeflowError('E_USAGE_NO_RUN', `${target.display}: ${what} in this queue for this account`, { details: { run: run ?? null } });
     }
     const report = await queue.readQueueStatus(redis, scope, meta);
-    if (flags.json) io.stdout.write(`${JSON.stringify(toJson(report), null, 2)}\n`);
-    else io.stdout.write(`${formatQueueStatus(report).join('\n')}\n`);
+    if (flags.json) io.stdout.write(`${JSON.stringify(toJson(report, real), null, 2)}\n`);
+    else io.stdout.write(`${formatQueueStatus(report, real).join('\n')}\n`);
     return EXIT.ok;
   } finally {
     await redis.quit().catch(() => redis.disconnect());
   }
 }
 
-function toJson(report: QueueRunStatusReport) {
+function toJson(report: QueueRunStatusReport, real: QueueRunRealTimes | undefined) {
   const { run } = report;
+  const clock = { started_at: new Date(run.startedAt).toISOString(), finished_at: iso(run.finishedAt) };
   return {
     format_version: 1,
     run_id: run.runId,
     mode: 'queue',
     status: run.status,
     workflow: run.workflow,
-    started_at: new Date(run.startedAt).toISOString(),
-    finished_at: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
+    ...(real === undefined ? clock : { started_at: new Date(real.startedAt).toISOString(), finished_at: iso(real.finishedAt), emulator_time: clock }),
     steps: report.steps,
     unknowns: report.unknowns,
     workers: report.workers.map((w) => ({ host: w.host, pid: w.pid, state: w.state, last_seen: new Date(w.seen).toISOString(), started_at: iso(w.startedAt), stopped_at: iso(w.stoppedAt) })),
@@ -58,9 +64,15 @@ function toJson(report: QueueRunStatusReport) {
   };
 }
 
-export function formatQueueStatus(report: QueueRunStatusReport): string[] {
+export function formatQueueStatus(report: QueueRunStatusReport, real?: QueueRunRealTimes): string[] {
   const { run } = report;
-  const lines = [`run ${run.runId} (queue): ${run.status}`, `workflow: ${run.workflow}`, `started: ${new Date(run.startedAt).toISOString()}${run.finishedAt === null ? '' : `, finished: ${new Date(run.finishedAt).toISOString()}`}`, ''];
+  const dates = (started: number, finished: number | null): string => `${new Date(started).toISOString()}${finished === null ? '' : `, finished: ${new Date(finished).toISOString()}`}`;
+  // On the emulator's accelerated clock: real dates, the emulator's beside them (as deflow status gives a local run's).
+  const when =
+    real === undefined
+      ? dates(run.startedAt, run.finishedAt)
+      : `${dates(real.startedAt, real.finishedAt)} (emulator time: started ${new Date(run.startedAt).toISOString()}${run.finishedAt === null ? '' : `, finished ${new Date(run.finishedAt).toISOString()}`})`;
+  const lines = [`run ${run.runId} (queue): ${run.status}`, `workflow: ${run.workflow}`, `started: ${when}`, ''];
   const rows = report.steps.map((s) => [s.step, String(s.done), String(s.cached), String(s.running), String(s.waiting), String(s.deferred), String(s.unknown), String(s.failed), String(s.skipped), String(s.pending), `$${s.cost.toFixed(4)}`]);
   lines.push(formatTable(['step', 'done', 'cached', 'running', 'queued', 'deferred', 'unknown', 'failed', 'skipped', 'not queued', 'spent'], rows));
   if (report.unknowns.length > 0) {
