@@ -2,6 +2,7 @@ import type { StepDef } from '../types.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import { ItemProblems, itemLabel, problemItem } from './item-problems.js';
 import type { RuleContext, Rule } from './rule-context.js';
+import { taskSteps } from './task-steps.js';
 import { knownFieldValues } from './static-field-values.js';
 
 type Presence = 'yes' | 'no' | 'maybe';
@@ -22,9 +23,8 @@ export const fieldCombinations: Rule = {
   name: 'fieldCombinations',
   check(context) {
     const { workflow, report } = context;
-    for (const step of workflow.steps) {
+    for (const step of taskSteps(workflow)) {
       const spec = step.spec;
-      if (!spec) continue;
       const at = workflow.locator.at([...step.path, 'with'], { key: true });
       const problems = new ItemProblems();
       for (const group of spec.exactlyOneOf) {

@@ -1,13 +1,13 @@
 import { didYouMean } from '../did-you-mean.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import type { Rule } from './rule-context.js';
+import { taskSteps } from './task-steps.js';
 
 /** Every `with` key is a request field of the step's task (with a "did you mean" for near misses). */
 export const fieldsKnown: Rule = {
   name: 'fieldsKnown',
   check({ workflow, report }) {
-    for (const step of workflow.steps) {
-      if (!step.spec) continue;
+    for (const step of taskSteps(workflow)) {
       const names = step.spec.fields.map((f) => f.name);
       for (const name of step.with.keys()) {
         if (names.includes(name)) continue;

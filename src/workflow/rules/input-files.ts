@@ -3,6 +3,7 @@ import type { FieldSpec } from '../../service/index.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import { ItemProblems, itemLabel, problemItem } from './item-problems.js';
 import type { Rule } from './rule-context.js';
+import { taskSteps } from './task-steps.js';
 import { FileSniffer } from './sniff-file.js';
 import { knownFieldValues } from './static-field-values.js';
 
@@ -28,8 +29,7 @@ export const inputFiles: Rule = {
     const problems = new ItemProblems();
     const checks: FileCheck[] = [];
     const queued = new Map<string, FileCheck>();
-    for (const step of workflow.steps) {
-      if (!step.spec) continue;
+    for (const step of taskSteps(workflow)) {
       for (const field of step.spec.fields) {
         if (!field.file || !step.with.has(field.name)) continue;
         const value = step.with.get(field.name)!;

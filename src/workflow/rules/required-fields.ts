@@ -1,6 +1,7 @@
 import { fillDefaults } from '../render/fill-defaults.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import type { Rule } from './rule-context.js';
+import { taskSteps } from './task-steps.js';
 import { stepModels } from './step-models.js';
 
 /**
@@ -11,8 +12,7 @@ export const requiredFields: Rule = {
   name: 'requiredFields',
   check(context) {
     const { workflow, report } = context;
-    for (const step of workflow.steps) {
-      if (!step.spec) continue;
+    for (const step of taskSteps(workflow)) {
       const models = stepModels(context, step);
       const slugs = [...models.slugs.keys()];
       const candidates = slugs.length > 0 ? slugs.map((slug) => context.models.find(slug)) : [undefined];

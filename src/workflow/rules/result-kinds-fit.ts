@@ -5,6 +5,7 @@ import { listOr } from '../schema/json-type.js';
 import type { CompiledExpression, StepDef } from '../types.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import type { Rule, RuleContext } from './rule-context.js';
+import { taskSteps } from './task-steps.js';
 
 /**
  * A step's result flows only where its kind fits: into a file field as a file of an accepted
@@ -14,8 +15,7 @@ import type { Rule, RuleContext } from './rule-context.js';
 export const resultKindsFit: Rule = {
   name: 'resultKindsFit',
   check(context) {
-    for (const step of context.workflow.steps) {
-      if (!step.spec) continue;
+    for (const step of taskSteps(context.workflow)) {
       for (const [name, value] of step.with) {
         const field = step.spec.fields.find((f) => f.name === name);
         if (!field || value.kind !== 'template' || !value.template.single) continue;

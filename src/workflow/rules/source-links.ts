@@ -2,6 +2,7 @@ import { detectPlatform, parseHttpUrl, PLATFORM_NAMES, PLATFORMS_BY_FIELD } from
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import { ItemProblems, itemLabel, problemItem } from './item-problems.js';
 import type { Rule } from './rule-context.js';
+import { taskSteps } from './task-steps.js';
 import { knownFieldValues } from './static-field-values.js';
 
 /**
@@ -14,8 +15,7 @@ export const sourceLinks: Rule = {
   name: 'sourceLinks',
   check(context) {
     const { workflow, report } = context;
-    for (const step of workflow.steps) {
-      if (!step.spec) continue;
+    for (const step of taskSteps(workflow)) {
       const problems = new ItemProblems();
       for (const field of step.spec.fields) {
         const allowed = field.url ? PLATFORMS_BY_FIELD[field.name] : undefined;

@@ -2,6 +2,7 @@ import { checkFieldValue, checkModelLimits, coerceFieldValue } from '../render/c
 import { WORKFLOW_CODES, type WorkflowCode, WorkflowError } from '../workflow-error.js';
 import { ItemProblems, itemLabel, problemItem } from './item-problems.js';
 import type { Rule } from './rule-context.js';
+import { taskSteps } from './task-steps.js';
 import { knownFieldValues } from './static-field-values.js';
 import { stepModels } from './step-models.js';
 
@@ -14,9 +15,8 @@ export const withinModelLimits: Rule = {
   name: 'withinModelLimits',
   check(context) {
     const { workflow, report } = context;
-    for (const step of workflow.steps) {
+    for (const step of taskSteps(workflow)) {
       const spec = step.spec;
-      if (!spec) continue;
       const slugs = [...stepModels(context, step).slugs.keys()];
       // A per-item model is checked against each item's own model only when there is one model.
       const model = slugs.length === 1 ? context.models.find(slugs[0]!) : undefined;
