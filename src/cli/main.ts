@@ -131,10 +131,19 @@ function processIO(): { io: CliIO; firstSignal: () => NodeJS.Signals | undefined
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // The standard streams are made when first read: process.stdin on a file or /dev/null is a
+  // file stream, whose built-ins (fs/promises, readline and more) a command that never reads
+  // stdin would compile at every start (docs/performance.md).
   const io: CliIO = {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
+    get stdout() {
+      return process.stdout;
+    },
+    get stderr() {
+      return process.stderr;
+    },
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     interrupted: interruptedPromise,

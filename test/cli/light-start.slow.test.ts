@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as nodeModule from 'node:module';
@@ -81,7 +81,8 @@ const NOT_FOR_VALIDATE = /^dist\/(engine|report|emulator)\/|node_modules\/(@open
 async function builtinsOf(args: readonly string[]): Promise<string[]> {
   const list = join(traces, 'builtins.cjs');
   await writeFile(list, `process.on('exit', () => process.stderr.write('BUILTINS ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join(' ') + '\\n'));\n`);
-  const { stderr } = await promisify(execFile)(process.execPath, ['--require', list, cli.main, ...args], { cwd: root, env: { ...process.env, DEAPI_API_KEY: '' } });
+  // stdin from /dev/null, as in CI and cron: a file stream, were it made.
+  const { stderr } = spawnSync(process.execPath, ['--require', list, cli.main, ...args], { cwd: root, env: { ...process.env, DEAPI_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   return /^BUILTINS (.*)$/m.exec(stderr)?.[1]?.split(' ') ?? [];
 }
 
@@ -94,6 +95,11 @@ describe('a start compiles only the built-ins it uses', () => {
       expect(builtins.length, args.join(' ')).toBeGreaterThan(10);
       expect(builtins.filter((name) => unwanted.includes(name)), args.join(' ')).toEqual([]);
     }
+  });
+
+  it('--help never makes stdin (a file stream on /dev/null would compile fs/promises and readline) nor anything of fs/promises', async () => {
+    const builtins = await builtinsOf(['--help']);
+    expect(builtins.filter((name) => ['internal/fs/promises', 'internal/readline/interface', 'internal/fs/streams'].includes(name))).toEqual([]);
   });
 });
 
