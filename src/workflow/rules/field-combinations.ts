@@ -24,10 +24,9 @@ export const fieldCombinations: Rule = {
   check(context) {
     const { workflow, report } = context;
     for (const step of taskSteps(workflow)) {
-      const spec = step.spec;
       const at = workflow.locator.at([...step.path, 'with'], { key: true });
       const problems = new ItemProblems();
-      for (const group of spec.exactlyOneOf) {
+      for (const group of step.spec.exactlyOneOf) {
         const written = group.filter((name) => step.with.has(name));
         const expected = `expected exactly one of ${group.join(', ')}`;
         if (written.length === 0) report(new WorkflowError(WORKFLOW_CODES.required, at, `${expected}, got none`));
@@ -49,7 +48,7 @@ export const fieldCombinations: Rule = {
           }
         }
       }
-      for (const field of spec.fields) {
+      for (const field of step.spec.fields) {
         if (field.requires && step.with.has(field.name) && !step.with.has(field.requires)) {
           const where = workflow.locator.at([...step.path, 'with', field.name], { key: true });
           report(new WorkflowError(WORKFLOW_CODES.required, where, `"${field.name}" needs "${field.requires}", which is missing`));

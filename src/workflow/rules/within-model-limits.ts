@@ -16,14 +16,13 @@ export const withinModelLimits: Rule = {
   check(context) {
     const { workflow, report } = context;
     for (const step of taskSteps(workflow)) {
-      const spec = step.spec;
       const slugs = [...stepModels(context, step).slugs.keys()];
       // A per-item model is checked against each item's own model only when there is one model.
       const model = slugs.length === 1 ? context.models.find(slugs[0]!) : undefined;
       const problems = new ItemProblems();
-      for (const field of spec.fields) {
+      for (const field of step.spec.fields) {
         const value = step.with.get(field.name);
-        if (!value || field.name === spec.modelField) continue;
+        if (!value || field.name === step.spec.modelField) continue;
         for (const known of knownFieldValues(context, step, field.name)) {
           if (known.value.kind === 'error') {
             const failed = known.value.error;
