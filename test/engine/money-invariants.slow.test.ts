@@ -276,5 +276,5 @@ async function runCase(c: MoneyCase): Promise<void> {
 describe('money invariants (fast-check, discrete-event clock)', () => {
   it(`${RUNS} random workflows with faults, slow jobs and kills: nothing charged twice, every item accounted for, spend = charges`, async () => {
     await fc.assert(fc.asyncProperty(moneyCase, runCase), { numRuns: RUNS, seed: SEED, endOnFailure: true });
-  }, 3_600_000);
+  }, Math.max(3_600_000, RUNS * 10_000));
 });

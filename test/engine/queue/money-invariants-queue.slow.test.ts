@@ -260,5 +260,5 @@ describe.skipIf(WITHOUT_REDIS)('money invariants in queue mode (fast-check; 1, 2
     const replay = process.env['QUEUE_MONEY_CASE'];
     if (replay !== undefined) for (let i = 0; i < Number(process.env['QUEUE_MONEY_REPEAT'] ?? 1); i++) await runCase(JSON.parse(replay) as QueueCase);
     else await fc.assert(fc.asyncProperty(queueCase, runCase), { numRuns: RUNS, seed: SEED, endOnFailure: true });
-  }, 3_600_000);
+  }, Math.max(3_600_000, RUNS * 60_000));
 });
