@@ -213,6 +213,10 @@ describe.skipIf(WITHOUT_REDIS)('distributed mode with real processes', () => {
       // The coordinator is dead: the run is listed as crashed (resumable), not as running or unknown.
       const [killed] = await listed();
       expect(killed).toMatchObject({ status: 'crashed' });
+      // Its HTML report, drawn from the event log the coordinator kept, says so too (not running).
+      const env: NodeJS.ProcessEnv = { ...process.env, DEAPI_BASE_URL: emulator.url, DEAPI_API_KEY: emulator.key };
+      await promisify(execFile)(process.execPath, [main, 'report', killed!.run_id, '--html', 'crashed.html'], { cwd: dir, env });
+      expect(await readFile(join(dir, 'crashed.html'), 'utf8')).toContain('<span class="badge crashed" id="run-status">crashed</span>');
 
       // A bare run resumes it on its queue, with the options it was run with.
       const again = await deflow(dir, emulator, ['run', 'workflow.yaml']).exit;

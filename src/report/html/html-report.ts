@@ -188,7 +188,7 @@ const CSS = `
 *{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:var(--fg);margin:0;padding:20px 28px;background:#f8fafc}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:26px 0 8px}code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
 .meta{color:var(--muted);margin:0}.badge{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;background:var(--muted);font-weight:600}
-.badge.done{background:var(--ok)}.badge.failed,.badge.refused{background:var(--bad)}.badge.over-budget,.badge.daily-limit,.badge.interrupted{background:var(--warn)}
+.badge.done{background:var(--ok)}.badge.failed,.badge.refused,.badge.crashed{background:var(--bad)}.badge.over-budget,.badge.daily-limit,.badge.interrupted{background:var(--warn)}
 .cards{display:flex;flex-wrap:wrap;gap:10px;margin-top:16px}.card{background:#fff;border:1px solid #e2e8f0;border-radius:8px;padding:8px 14px;min-width:92px}
 .card b{display:block;font-size:18px}.card span{color:var(--muted);font-size:12px}.card.ok b{color:var(--ok)}.card.bad b{color:var(--bad)}.card.warn b{color:var(--warn)}
 table{border-collapse:collapse;background:#fff;border:1px solid #e2e8f0}th,td{padding:4px 10px;border-bottom:1px solid #f1f5f9;text-align:left;vertical-align:top}

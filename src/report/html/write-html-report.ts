@@ -11,12 +11,21 @@ export interface WriteHtmlReportOptions {
   readonly quoteFile?: string | undefined;
   /** Where the page goes. */
   readonly out: string;
+  /**
+   * The run's status as its state folder tells it (`crashed` once the process that wrote it is
+   * dead): a log whose last session never said how it ended is drawn with it, not as running.
+   */
+  readonly runStatus?: string | undefined;
 }
 
 /** Reads a run's event log (and quote), renders the HTML report and writes it atomically. */
 export async function writeHtmlReport(options: WriteHtmlReportOptions): Promise<{ model: TimelineModel; bytes: number }> {
   const { events, skipped } = await readEventLog(options.eventLog);
   const model = buildTimeline(events, skipped);
+  if (model.status === 'running' && options.runStatus !== undefined && options.runStatus !== 'running') {
+    model.status = options.runStatus;
+    for (const session of model.sessions) if (session.status === 'running') session.status = 'crashed';
+  }
   const quote = options.quoteFile === undefined ? undefined : await readQuotedSteps(options.quoteFile);
   const html = renderHtmlReport(model, { quote });
   await writeFileAtomically(options.out, html, { makeFolder: true });

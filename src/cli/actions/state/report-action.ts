@@ -47,7 +47,7 @@ export async function runReport(run: string | undefined, flags: ReportFlags, io:
     );
   }
   const out = resolve(io.cwd, flags.html);
-  const { model, bytes } = await writeHtmlReport({ eventLog, quoteFile: join(dir, 'quote.json'), out });
+  const { model, bytes } = await writeHtmlReport({ eventLog, quoteFile: join(dir, 'quote.json'), out, runStatus: found.summary.status });
   const jobs = model.steps.reduce((sum, step) => sum + step.jobs.size, 0);
   io.stdout.write(`html: ${relative(io.cwd, out) || out} (run ${found.summary.runId}, ${jobs} job${jobs === 1 ? '' : 's'}, ${Math.ceil(bytes / 1024)} KiB)\n`);
   return EXIT.ok;
