@@ -80,7 +80,8 @@ describe('the packed package', () => {
       /^package\.json$/,
       /^README\.md$/,
       /^LICENSE$/,
-      /^dist\/bin\/(deflow\.c?js|chunk-[A-Z0-9]+\.cjs)$/,
+      // package.json marks dist/bin/ CommonJS: the bin, deflow.js, is a CommonJS script.
+      /^dist\/bin\/(deflow\.c?js|chunk-[A-Z0-9]+\.cjs|package\.json)$/,
       /^dist\/bin\/validators\/[\w.-]+\.cjs$/,
       /^dist\/(?!bin\/)[\w/.-]+\.(js|d\.ts|cjs)$/,
       /^schemas\/[\w.-]+\.schema\.json$/,
