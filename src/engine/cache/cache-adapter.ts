@@ -76,6 +76,10 @@ export class CacheAdapter implements CacheLookup {
     return { key, entry };
   }
 
+  know(id: number, key: string): void {
+    this.keys.set(id, key);
+  }
+
   async store(key: string, query: CacheQuery, result: NodeResult): Promise<void> {
     this.keys.set(query.node.id, key);
     const entry: CacheEntry = {

@@ -36,6 +36,12 @@ export interface CacheLookup {
   peek?(query: CacheQuery): Promise<{ readonly result: NodeResult; readonly cost: number | null } | null>;
   /** The job finished with `result` (called before the node is marked done). */
   store(key: string, query: CacheQuery, result: NodeResult): Promise<void>;
+  /**
+   * The key of node `id` (a graph index), learned elsewhere: a queue worker is told the keys
+   * of the upstream nodes other workers ran, so that its jobs' keys are the ones any worker
+   * (or a local run) would compute.
+   */
+  know?(id: number, key: string): void;
 }
 
 /** Caches nothing. */

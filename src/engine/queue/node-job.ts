@@ -15,6 +15,12 @@ export interface NodeJobData {
   readonly k: number;
   /** Results of the nodes it reads: [global node index, result]. */
   readonly upstream: readonly (readonly [number, NodeResult])[];
+  /**
+   * Cache keys of the nodes it reads that have one: [global node index, key]. A node's key
+   * covers its upstream nodes' keys, and another worker (or session) may have run them: without
+   * these, the key would depend on which worker ran what, and a later run would miss the cache.
+   */
+  readonly upstreamKeys?: readonly (readonly [number, string])[];
   /** Written by the worker just before the submission POST. */
   readonly intent?: { readonly attempt: number; readonly digest: string; readonly cacheKey: string | null };
   /** Written by the worker as soon as the service accepted the job. */

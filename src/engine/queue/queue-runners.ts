@@ -41,6 +41,8 @@ export class QueueRunners implements NodeRunners {
   private readonly deferred = new Map<string, number>();
   /** Nodes enqueued again as paid, not saved by an earlier session, with what their job cost (null: not stated). */
   private readonly paidEarlier = new Map<number, number | null>();
+  /** Cache keys of the nodes done in this run (any session), for the jobs that read them. */
+  private readonly cacheKeys = new Map<number, string>();
   private ctx: JobContext | undefined;
 
   constructor(private readonly options: QueueRunnersOptions) {}
@@ -82,13 +84,24 @@ export class QueueRunners implements NodeRunners {
       const queue = await this.options.watch.watch(queueName);
       const finished = this.options.watch.expect(queueName, jobId);
       const upstream: [number, NodeResult][] = [];
+      const upstreamKeys: [number, string][] = [];
       for (const node of graph.dependencies(step.id, k)) {
         const u = node.step.offset + node.k;
         const result = ctx.results.get(u);
         if (result !== undefined) upstream.push([u, result]);
+        const key = this.cacheKeys.get(u);
+        if (key !== undefined) upstreamKeys.push([u, key]);
       }
       const traceparent = this.options.traceparentOf?.(step.id, k);
-      let data: NodeJobData = { v: 1, run: this.options.runId, step: step.id, k, upstream, ...(traceparent === undefined ? {} : { traceparent }) };
+      let data: NodeJobData = {
+        v: 1,
+        run: this.options.runId,
+        step: step.id,
+        k,
+        upstream,
+        ...(upstreamKeys.length === 0 ? {} : { upstreamKeys }),
+        ...(traceparent === undefined ? {} : { traceparent }),
+      };
       if (this.options.resumed) {
         const carried = await this.clearForRetry(queue, jobId);
         if (carried !== undefined) {
@@ -191,6 +204,7 @@ export class QueueRunners implements NodeRunners {
     switch (result.outcome) {
       case 'done': {
         ctx.results.put(id, result.result, countReaders(ctx, id));
+        if (result.cacheKey !== null) this.cacheKeys.set(id, result.cacheKey);
         await state.done(id, { result: result.result, outputs: result.outputs, cached: result.cached, cacheKey: result.cacheKey });
         // The run's spend is counted afresh by every session from the queue's jobs (done ones of
         // earlier sessions included), so a job paid in an earlier session counts here too.

@@ -152,6 +152,7 @@ class QueueWorkerProcess implements QueueWorker {
     const control = new RunControl();
     const results = new ResultStore();
     for (const [upstream, result] of data.upstream) results.put(upstream, result, 1);
+    for (const [upstream, key] of data.upstreamKeys ?? []) run.cache.know?.(upstream, key);
     const ctx = jobContext(run, { client: this.options.client, gate: this.options.governor, clock: this.clock, budget: new BudgetGuard(null), control, results });
     run.recorder.attach(id, recorder);
     this.controls.add(control);
