@@ -17,6 +17,8 @@ const COMMANDS = ['run', 'quote', 'validate'];
 /** deflow's exit code for a run that finished with inputs left out (and nothing else wrong). */
 const LEFT_OUT = 6;
 const env = process.env;
+/** When this step started (the action is the step): its timeout counts from about here. */
+const stepStart = Date.now();
 
 /** The deflow CLI: DEFLOW_CLI, else the prebuilt one beside this script (action/dist/bin), else the package build. */
 const cli =
@@ -68,7 +70,7 @@ function fail(message) {
 function deflow(args, stdoutFile) {
   process.stdout.write(`deflow ${args.map((arg) => (/^[\w./:=@+-]+$/.test(arg) ? arg : JSON.stringify(arg))).join(' ')}\n`);
   return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd: env.GITHUB_WORKSPACE || process.cwd(), env: { ...env, GITHUB_ACTIONS: env.GITHUB_ACTIONS ?? 'true' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [cli, ...args], { cwd: env.GITHUB_WORKSPACE || process.cwd(), env: { ...env, GITHUB_ACTIONS: env.GITHUB_ACTIONS ?? 'true', ...deadlineEnv }, stdio: ['ignore', 'pipe', 'inherit'] });
     const chunks = [];
     child.stdout.on('data', (chunk) => {
       if (stdoutFile) chunks.push(chunk);
@@ -99,10 +101,19 @@ const keepGoing = flag('keep-going');
 const allowLeftOut = flag('allow-left-out');
 const stateDir = input('state-dir');
 const compareTo = input('compare-to');
+const webhookUrl = input('webhook-url');
+const webhookListen = input('webhook-listen');
+const timeoutMinutes = input('timeout-minutes');
 if (workflow === '') fail('the `workflow` input is required: the path of the workflow file');
 if (!COMMANDS.includes(command)) fail(`command: expected one of ${COMMANDS.join(', ')}, got ${JSON.stringify(command)}`);
 if (maxCost !== '' && !(Number(maxCost) >= 0)) fail(`max-cost: expected a number of USD ≥ 0, got ${JSON.stringify(maxCost)}`);
 if (compareTo !== '' && command !== 'quote') fail(`compare-to: only with command: quote (the quote's change against an earlier one), not ${command}`);
+if ((webhookUrl === '') !== (webhookListen === '')) fail(`${webhookUrl === '' ? 'webhook-listen' : 'webhook-url'}: expected ${webhookUrl === '' ? 'webhook-url' : 'webhook-listen'} as well (the service calls the URL, the receiver listens at the address)`);
+if (webhookUrl !== '' && command !== 'run') fail(`webhook-url: only with command: run, not ${command}`);
+if (timeoutMinutes !== '' && !(Number(timeoutMinutes) > 0)) fail(`timeout-minutes: expected the step's timeout-minutes, a number > 0, got ${JSON.stringify(timeoutMinutes)}`);
+// The step's deadline for deflow's drain (docs/ci.md): GitHub does not tell a step its timeout.
+const deadlineEnv = timeoutMinutes === '' ? {} : { DEFLOW_DRAIN_DEADLINE: new Date(stepStart + Number(timeoutMinutes) * 60_000).toISOString() };
+const webhookArgs = webhookUrl === '' ? [] : ['--webhook-url', webhookUrl, '--webhook-listen', webhookListen];
 
 // `inputs`: one `name=value` per line (blank lines and lines starting with # are skipped).
 const given = input('inputs')
@@ -130,10 +141,10 @@ endGroup();
 
 if (command === 'run') {
   const report = join(out, 'run.json');
-  group(`deflow run ${workflow}`);
-  // Progress on stderr: a line when something changed (done/total, spend, ETA), every 30 s at the least.
-  const code = await deflow(['run', workflow, ...common, ...budget, '--report', report, '--junit', join(out, 'junit.xml'), '--html', join(out, 'report.html')]);
-  endGroup();
+  // Not in a group of ours: deflow folds each workflow step's summary into its own group as the
+  // step ends (the runner does not nest groups), and its progress lines (done/total, spend,
+  // ETA; a line when something changed, every 30 s at the least) stay visible between them.
+  const code = await deflow(['run', workflow, ...common, ...budget, ...webhookArgs, '--report', report, '--junit', join(out, 'junit.xml'), '--html', join(out, 'report.html')]);
   const parsed = readJson(report);
   // deflow run writes its own step summary and annotations when GITHUB_ACTIONS is true.
   setOutputs({ cost: parsed?.totals?.cost_actual ?? '', 'quote-high': parsed?.quote?.high ?? '', report: parsed === null ? '' : report, 'exit-code': code });

@@ -1,14 +1,38 @@
 #!/usr/bin/env node
+"use strict";var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;
+"use strict";
+var __create = Object.create;
+var __defProp = Object.defineProperty;
+var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+var __getOwnPropNames = Object.getOwnPropertyNames;
+var __getProtoOf = Object.getPrototypeOf;
+var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __copyProps = (to, from, except, desc) => {
+  if (from && typeof from === "object" || typeof from === "function") {
+    for (let key of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key) && key !== except)
+        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+  }
+  return to;
+};
+var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+  // If the importer is in node compatibility mode or this is not an ESM
+  // file that has been converted to a CommonJS file using a Babel-
+  // compatible transform (i.e. "__esModule" has not been set), then set
+  // "default" to the CommonJS "module.exports" for node compatibility.
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  mod
+));
 
 // dist/cli/bin.js
-import { fileURLToPath } from "node:url";
+var import_node_url = require("node:url");
 
 // dist/cli/start-bundle.js
-import { isAscii } from "node:buffer";
-import { mkdirSync as mkdirSync2, readFileSync as readFileSync2 } from "node:fs";
-import * as nodeModule from "node:module";
-import { createRequire } from "node:module";
-import { dirname as dirname2, join as join2 } from "node:path";
+var import_node_buffer = require("node:buffer");
+var import_node_fs3 = require("node:fs");
+var nodeModule = __toESM(require("node:module"));
+var import_node_module = require("node:module");
+var import_node_path2 = require("node:path");
 
 // dist/common/deflow-error.js
 var DeflowError = class extends Error {
@@ -23,13 +47,12 @@ var DeflowError = class extends Error {
 };
 
 // dist/common/durable-fs.js
-import { closeSync, constants as fsConstants, existsSync, fdatasyncSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+var import_node_fs2 = require("node:fs");
+var import_node_path = require("node:path");
 
 // dist/common/orphan-temps.js
-import { createHash, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { hostname } from "node:os";
+var import_node_fs = require("node:fs");
+var crypto = () => process.getBuiltinModule("node:crypto");
 var TEMP_SUFFIX = ".part";
 var MAX_TEMP_NAME_BYTES = 1 + 8 + 1 + 7 + 1 + 8 + TEMP_SUFFIX.length;
 var ANONYMOUS_GRACE_MS = 2 * 3600 * 1e3;
@@ -38,71 +61,71 @@ function tags() {
   if (ownTags === void 0) {
     let boot = "";
     try {
-      boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+      boot = (0, import_node_fs.readFileSync)("/proc/sys/kernel/random/boot_id", "utf8").trim();
     } catch {
     }
-    ownTags = { host: tag(hostname()), boot: tag(boot) };
+    ownTags = { host: tag(process.getBuiltinModule("node:os").hostname()), boot: tag(boot) };
   }
   return ownTags;
 }
 function tag(text) {
-  return createHash("sha256").update(text).digest("hex").slice(0, 4);
+  return crypto().createHash("sha256").update(text).digest("hex").slice(0, 4);
 }
 function newTempName() {
   const { host, boot } = tags();
-  return `.${randomBytes(4).toString("hex")}.${process.pid}.${host}${boot}${TEMP_SUFFIX}`;
+  return `.${crypto().randomBytes(4).toString("hex")}.${process.pid}.${host}${boot}${TEMP_SUFFIX}`;
 }
 
 // dist/common/durable-fs.js
 function fsyncDir(dir) {
-  const fd = openSync(dir, "r");
+  const fd = (0, import_node_fs2.openSync)(dir, "r");
   try {
-    fsyncSync(fd);
+    (0, import_node_fs2.fsyncSync)(fd);
   } finally {
-    closeSync(fd);
+    (0, import_node_fs2.closeSync)(fd);
   }
 }
 function mkdirDurable(dir) {
-  const first = mkdirSync(dir, { recursive: true });
+  const first = (0, import_node_fs2.mkdirSync)(dir, { recursive: true });
   if (first === void 0)
     return;
-  for (let d = dir; ; d = dirname(d)) {
-    fsyncDir(dirname(d));
-    if (d === first || dirname(d) === d)
+  for (let d = dir; ; d = (0, import_node_path.dirname)(d)) {
+    fsyncDir((0, import_node_path.dirname)(d));
+    if (d === first || (0, import_node_path.dirname)(d) === d)
       break;
   }
 }
 function writeAll(fd, data) {
   let offset = 0;
   while (offset < data.length)
-    offset += writeSync(fd, data, offset, data.length - offset);
+    offset += (0, import_node_fs2.writeSync)(fd, data, offset, data.length - offset);
 }
-var CREATE_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW;
+var CREATE_FLAGS = import_node_fs2.constants.O_WRONLY | import_node_fs2.constants.O_CREAT | import_node_fs2.constants.O_EXCL | import_node_fs2.constants.O_NOFOLLOW;
 function tempPathFor(path) {
-  return join(dirname(path), newTempName());
+  return (0, import_node_path.join)((0, import_node_path.dirname)(path), newTempName());
 }
 function writeFileAtomic(path, data, options = {}) {
   try {
     if (options.makeFolder === true)
-      mkdirDurable(dirname(path));
+      mkdirDurable((0, import_node_path.dirname)(path));
     refuseNonFile(path, lstatOrUndefined(path));
     const tmp = tempPathFor(path);
-    const fd = openSync(tmp, CREATE_FLAGS, options.mode ?? 420);
+    const fd = (0, import_node_fs2.openSync)(tmp, CREATE_FLAGS, options.mode ?? 420);
     try {
       writeAll(fd, typeof data === "string" ? Buffer.from(data) : data);
-      fdatasyncSync(fd);
-      closeSync(fd);
+      (0, import_node_fs2.fdatasyncSync)(fd);
+      (0, import_node_fs2.closeSync)(fd);
       refuseNonFile(path, lstatOrUndefined(path));
-      renameSync(tmp, path);
+      (0, import_node_fs2.renameSync)(tmp, path);
     } catch (error) {
       try {
-        closeSync(fd);
+        (0, import_node_fs2.closeSync)(fd);
       } catch {
       }
-      rmSync(tmp, { force: true });
+      (0, import_node_fs2.rmSync)(tmp, { force: true });
       throw error;
     }
-    fsyncDir(dirname(path));
+    fsyncDir((0, import_node_path.dirname)(path));
   } catch (error) {
     throw fileWriteError(path, error);
   }
@@ -114,7 +137,7 @@ function ifMissing(error) {
 }
 function lstatOrUndefined(path) {
   try {
-    return lstatSync(path);
+    return (0, import_node_fs2.lstatSync)(path);
   } catch (error) {
     return ifMissing(error);
   }
@@ -123,8 +146,8 @@ function refuseNonFile(path, info) {
   if (info === void 0 || info.isFile())
     return;
   const kind = info.isDirectory() ? "a folder" : info.isSymbolicLink() ? "a symbolic link" : info.isCharacterDevice() || info.isBlockDevice() ? "a device" : info.isFIFO() ? "a fifo" : info.isSocket() ? "a socket" : "not a regular file";
-  throw new DeflowError("E_OUTPUT_NOT_FILE", `${resolve(path)}: is ${kind}; deflow replaces only regular files (remove it or choose another name)`, {
-    details: { path: resolve(path), kind }
+  throw new DeflowError("E_OUTPUT_NOT_FILE", `${(0, import_node_path.resolve)(path)}: is ${kind}; deflow replaces only regular files (remove it or choose another name)`, {
+    details: { path: (0, import_node_path.resolve)(path), kind }
   });
 }
 var DISK_FULL = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT"]);
@@ -134,45 +157,45 @@ function fileWriteError(path, error) {
     return error;
   const code = error?.code;
   if (code !== void 0 && DISK_FULL.has(code)) {
-    return new DeflowError("E_DISK_FULL", `${resolve(path)}: no space left on the device (${code}); free some space and run the command again`, {
+    return new DeflowError("E_DISK_FULL", `${(0, import_node_path.resolve)(path)}: no space left on the device (${code}); free some space and run the command again`, {
       cause: error,
-      details: { path: resolve(path), errno: code }
+      details: { path: (0, import_node_path.resolve)(path), errno: code }
     });
   }
   if (code !== void 0 && NOT_WRITABLE.has(code)) {
-    return new DeflowError("E_OUTPUT_NOT_WRITABLE", `${resolve(path)}: cannot write here (${code}: ${code === "EROFS" ? "a read-only file system" : "permission denied"})`, {
+    return new DeflowError("E_OUTPUT_NOT_WRITABLE", `${(0, import_node_path.resolve)(path)}: cannot write here (${code}: ${code === "EROFS" ? "a read-only file system" : "permission denied"})`, {
       cause: error,
-      details: { path: resolve(path), errno: code }
+      details: { path: (0, import_node_path.resolve)(path), errno: code }
     });
   }
   return error;
 }
 
 // dist/cli/start-bundle.js
-var lazyRequire = createRequire(import.meta.url);
+var lazyRequire = (0, import_node_module.createRequire)(__deflowImportMetaUrl);
 var CODE_CACHE_ENV = "DEFLOW_CODE_CACHE";
 function codeCacheFile(bundle, bytes) {
-  const { createHash: createHash2 } = lazyRequire("node:crypto");
-  const digest = createHash2("sha1").update(bytes).digest("hex").slice(0, 16);
-  return join2(dirname2(bundle), "code-cache", `${process.versions.v8}-${process.arch}-${digest}.bin`);
+  const { createHash } = lazyRequire("node:crypto");
+  const digest = createHash("sha1").update(bytes).digest("hex").slice(0, 16);
+  return (0, import_node_path2.join)((0, import_node_path2.dirname)(bundle), "code-cache", `${process.versions.v8}-${process.arch}-${digest}.bin`);
 }
 function loadBundle(bundle, mode = process.env[CODE_CACHE_ENV]) {
-  const module = { exports: {} };
+  const module2 = { exports: {} };
   const compiled = compileCached(bundle, mode === "off");
-  compiled.run(module.exports, createRequire(bundle), module, bundle, dirname2(bundle));
-  return { exports: module.exports, verdict: compiled.verdict, cacheFile: compiled.cacheFile, writeCache: compiled.writeCache };
+  compiled.run(module2.exports, (0, import_node_module.createRequire)(bundle), module2, bundle, (0, import_node_path2.dirname)(bundle));
+  return { exports: module2.exports, verdict: compiled.verdict, cacheFile: compiled.cacheFile, writeCache: compiled.writeCache };
 }
 function compileCached(file, off) {
-  const bytes = readFileSync2(file);
+  const bytes = (0, import_node_fs3.readFileSync)(file);
   const cacheFile = codeCacheFile(file, bytes);
   let cachedData;
   if (!off) {
     try {
-      cachedData = readFileSync2(cacheFile);
+      cachedData = (0, import_node_fs3.readFileSync)(cacheFile);
     } catch {
     }
   }
-  const source = (isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8")).replace(/^#!/, "//");
+  const source = ((0, import_node_buffer.isAscii)(bytes) ? bytes.toString("latin1") : bytes.toString("utf8")).replace(/^#!/, "//");
   const { Script } = lazyRequire("node:vm");
   const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}
 })`, {
@@ -186,7 +209,7 @@ function compileCached(file, off) {
     run: script.runInThisContext(),
     writeCache: () => {
       try {
-        mkdirSync2(dirname2(cacheFile), { recursive: true });
+        (0, import_node_fs3.mkdirSync)((0, import_node_path2.dirname)(cacheFile), { recursive: true });
         writeFileAtomic(cacheFile, script.createCachedData());
         return true;
       } catch {
@@ -201,14 +224,14 @@ function cacheChunksBeside(folder, mode, onCompiled) {
   const fallback = extensions[".cjs"] ?? extensions[".js"];
   if (fallback === void 0)
     return;
-  extensions[".cjs"] = function(module, filename) {
-    if (dirname2(filename) !== folder) {
-      fallback.call(this, module, filename);
+  extensions[".cjs"] = function(module2, filename) {
+    if ((0, import_node_path2.dirname)(filename) !== folder) {
+      fallback.call(this, module2, filename);
       return;
     }
     const compiled = compileCached(filename, mode === "off");
     onCompiled(compiled);
-    compiled.run(module.exports, createRequire(filename), module, filename, folder);
+    compiled.run(module2.exports, (0, import_node_module.createRequire)(filename), module2, filename, folder);
   };
 }
 function nodeCompileCache() {
@@ -231,7 +254,7 @@ function startBundle(bundle) {
 `);
     } else if (verbose)
       process.stderr.write("deflow: compile cache off\n");
-    runMain(bundle, createRequire(bundle)(bundle));
+    runMain(bundle, (0, import_node_module.createRequire)(bundle)(bundle));
     return;
   }
   const unwritten = [];
@@ -239,7 +262,7 @@ function startBundle(bundle) {
     if (compiled.verdict === "missing" || compiled.verdict === "rejected")
       unwritten.push(compiled);
   };
-  cacheChunksBeside(dirname2(bundle), mode, note);
+  cacheChunksBeside((0, import_node_path2.dirname)(bundle), mode, note);
   const loaded = loadBundle(bundle, mode);
   note(loaded);
   if (verbose)
@@ -255,12 +278,12 @@ function startBundle(bundle) {
   });
   runMain(bundle, loaded.exports);
 }
-function runMain(bundle, exports) {
-  const main = exports["main"];
+function runMain(bundle, exports2) {
+  const main = exports2["main"];
   if (typeof main !== "function")
     throw new Error(`${bundle} exports no main()`);
   void main();
 }
 
 // dist/cli/bin.js
-startBundle(fileURLToPath(new URL("./deflow.cjs", import.meta.url)));
+startBundle((0, import_node_url.fileURLToPath)(new URL("./deflow.cjs", __deflowImportMetaUrl)));
