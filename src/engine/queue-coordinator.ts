@@ -54,6 +54,8 @@ export interface OpenedQueueRun {
   /** An earlier session of the run (a coordinator that stopped or died) is picked up. */
   readonly resumed: boolean;
   readonly startedAt: number;
+  /** Its real start, kept when its clock is accelerated (see {@link QueueRunMeta.realStartedAt}). */
+  readonly realStartedAt?: number;
 }
 
 /**
@@ -62,14 +64,22 @@ export interface OpenedQueueRun {
  */
 export async function openQueueRun(redis: Redis, scope: string, options: { readonly runId?: string | undefined; readonly workflowDigest: string; readonly clock: Clock }): Promise<OpenedQueueRun> {
   const known = options.runId !== undefined ? await readRun(redis, scope, options.runId) : await findResumableRun(redis, scope, options.workflowDigest);
-  return { runId: known?.runId ?? options.runId ?? newRunId(options.clock), resumed: known !== undefined, startedAt: known?.startedAt ?? options.clock.now() };
+  return {
+    runId: known?.runId ?? options.runId ?? newRunId(options.clock),
+    resumed: known !== undefined,
+    startedAt: known?.startedAt ?? options.clock.now(),
+    ...(known?.realStartedAt === undefined ? {} : { realStartedAt: known.realStartedAt }),
+  };
 }
 
 export async function runQueued(options: QueueRunOptions): Promise<QueueOutcome> {
   const { graph, redis, scope } = options;
   const clock = options.clock ?? options.client.clock;
   const pools = [...new Set(graph.steps.map((step) => step.task.pool))];
-  const { runId, resumed, startedAt } = options.opened ?? (await openQueueRun(redis, scope, { runId: options.runId, workflowDigest: options.workflowDigest, clock }));
+  const opened = options.opened ?? (await openQueueRun(redis, scope, { runId: options.runId, workflowDigest: options.workflowDigest, clock }));
+  const { runId, resumed, startedAt } = opened;
+  // On an accelerated clock its dates run ahead of real time: the real ones are kept beside them.
+  const accelerated = clock.realPerVirtual < 1;
   const meta: QueueRunMeta = {
     runId,
     workflow: graph.workflow.file,
@@ -84,6 +94,7 @@ export async function runQueued(options: QueueRunOptions): Promise<QueueOutcome>
     finishedAt: null,
     pools,
     steps: graph.steps.map((step) => ({ id: step.id, items: step.itemCount, pool: step.task.pool })),
+    ...(accelerated ? { realStartedAt: opened.realStartedAt ?? Date.now(), realFinishedAt: null } : {}),
   };
   await saveRun(redis, scope, meta);
   options.onOpened?.({ runId, resumed });
@@ -113,6 +124,7 @@ export async function runQueued(options: QueueRunOptions): Promise<QueueOutcome>
   } finally {
     governor?.off('dailyExhausted', onDaily);
     await watch.close();
-    await setRunStatus(redis, scope, runId, status, status === 'running' ? null : clock.now()).catch(() => {});
+    const ended = status !== 'running';
+    await setRunStatus(redis, scope, runId, status, ended ? clock.now() : null, accelerated ? (ended ? Date.now() : null) : undefined).catch(() => {});
   }
 }

@@ -322,6 +322,20 @@ describe.skipIf(WITHOUT_REDIS)('distributed mode with real processes', () => {
       const json = JSON.parse(await cli(['status', listed!.run_id, '--json'])) as { started_at: string; emulator_time: { finished_at: string } };
       expect(json.started_at).toBe(listed!.started_at);
       expect(Date.parse(json.emulator_time.finished_at)).toBeGreaterThan(after);
+      // Asked of the queue directly, from a folder without the run's state: the same real dates.
+      const elsewhere = await mkdtemp(join(tmpdir(), 'deflow-status-elsewhere-'));
+      try {
+        const { stdout } = await promisify(execFile)(process.execPath, [main, 'status', '--queue', redis.url, listed!.run_id], { cwd: elsewhere, env });
+        const direct = /^started: (\S+), finished: (\S+) \(emulator time: started (\S+), finished (\S+)\)$/m.exec(stdout);
+        expect(direct, stdout).not.toBeNull();
+        for (const date of [direct![1]!, direct![2]!]) {
+          expect(Date.parse(date)).toBeGreaterThanOrEqual(before);
+          expect(Date.parse(date)).toBeLessThanOrEqual(after);
+        }
+        expect(Date.parse(direct![4]!)).toBeGreaterThan(after);
+      } finally {
+        await rm(elsewhere, { recursive: true, force: true });
+      }
     } finally {
       await Promise.all(workers.map((w) => stopProcess(w.child)));
       await emulator.stop();

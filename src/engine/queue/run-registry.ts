@@ -31,6 +31,13 @@ export interface QueueRunMeta {
   readonly pools: readonly string[];
   /** The run's steps, in order: id, items, pool. */
   readonly steps: readonly { readonly id: string; readonly items: number; readonly pool: string }[];
+  /**
+   * On an accelerated clock (the emulator's time scale) the run's dates run ahead of real time:
+   * the real start (the first session's) and end are kept beside them, so that `deflow status
+   * --queue` gives real dates without the coordinator's state folder.
+   */
+  readonly realStartedAt?: number;
+  readonly realFinishedAt?: number | null;
 }
 
 /** Records a new run (or overwrites the meta data of a run started again). */
@@ -62,8 +69,12 @@ export async function findResumableRun(redis: Redis, scope: string, digest: stri
   return latest !== undefined && latest.status !== 'done' ? latest : undefined;
 }
 
-export async function setRunStatus(redis: Redis, scope: string, runId: string, status: QueueRunStatus, finishedAt: number | null): Promise<void> {
-  await redis.hset(accountKeys(scope).run(runId), { status, finished_at: finishedAt === null ? '' : String(finishedAt) });
+export async function setRunStatus(redis: Redis, scope: string, runId: string, status: QueueRunStatus, finishedAt: number | null, realFinishedAt?: number | null): Promise<void> {
+  await redis.hset(accountKeys(scope).run(runId), {
+    status,
+    finished_at: finishedAt === null ? '' : String(finishedAt),
+    ...(realFinishedAt === undefined ? {} : { real_finished_at: realFinishedAt === null ? '' : String(realFinishedAt) }),
+  });
 }
 
 /** Pools workers of this account should serve. */
@@ -86,6 +97,9 @@ function toHash(meta: QueueRunMeta): Record<string, string> {
     finished_at: meta.finishedAt === null ? '' : String(meta.finishedAt),
     pools: JSON.stringify(meta.pools),
     steps: JSON.stringify(meta.steps),
+    ...(meta.realStartedAt === undefined
+      ? {}
+      : { real_started_at: String(meta.realStartedAt), real_finished_at: meta.realFinishedAt === undefined || meta.realFinishedAt === null ? '' : String(meta.realFinishedAt) }),
   };
 }
 
@@ -104,6 +118,7 @@ function fromHash(hash: Record<string, string>): QueueRunMeta {
     finishedAt: hash.finished_at ? Number(hash.finished_at) : null,
     pools: parse(hash.pools, []) as string[],
     steps: parse(hash.steps, []) as QueueRunMeta['steps'],
+    ...(hash.real_started_at ? { realStartedAt: Number(hash.real_started_at), realFinishedAt: hash.real_finished_at ? Number(hash.real_finished_at) : null } : {}),
   };
 }
 

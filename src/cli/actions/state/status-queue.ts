@@ -18,7 +18,7 @@ export interface QueueStatusFlags {
   readonly apiKeyFile?: string;
 }
 
-/** Real wall times of a queue run on the emulator's accelerated clock, from its run.json (the queue keeps the run clock's). */
+/** Real wall times of a queue run on the emulator's accelerated clock, from its run.json or, without it, from the queue (which keeps both). */
 export interface QueueRunRealTimes {
   readonly startedAt: number;
   readonly finishedAt: number | null;
@@ -39,8 +39,10 @@ export async function runQueueStatus(run: string | undefined, flags: QueueStatus
       throw new DeflowError('E_USAGE_NO_RUN', `${target.display}: ${what} in this queue for this account`, { details: { run: run ?? null } });
     }
     const report = await queue.readQueueStatus(redis, scope, meta);
-    if (flags.json) io.stdout.write(`${JSON.stringify(toJson(report, real), null, 2)}\n`);
-    else io.stdout.write(`${formatQueueStatus(report, real).join('\n')}\n`);
+    // Without the state folder's run.json, the real dates the queue keeps (accelerated clocks only).
+    const times = real ?? (meta.realStartedAt === undefined ? undefined : { startedAt: meta.realStartedAt, finishedAt: meta.realFinishedAt ?? null });
+    if (flags.json) io.stdout.write(`${JSON.stringify(toJson(report, times), null, 2)}\n`);
+    else io.stdout.write(`${formatQueueStatus(report, times).join('\n')}\n`);
     return EXIT.ok;
   } finally {
     await redis.quit().catch(() => redis.disconnect());
