@@ -1,7 +1,9 @@
 /** Reads a text file the user named, failing with a located DeflowError: the one wording for it. */
-import { readFile } from 'node:fs/promises';
 import { DeflowError } from './deflow-error.js';
 import type { ErrorCode } from './error-codes.js';
+
+/** node:fs/promises, loaded when first used: common is in every start's chunk, and `--help` must not compile it (docs/performance.md). */
+const fsp = (): typeof import('node:fs/promises') => process.getBuiltinModule('node:fs/promises');
 
 /**
  * The UTF-8 text of `path`, or a DeflowError `code` saying `<shown>: cannot read <what>: <errno>`
@@ -9,7 +11,7 @@ import type { ErrorCode } from './error-codes.js';
  */
 export async function readNamedFile(path: string, code: ErrorCode, what: string, shown: string = path): Promise<string> {
   try {
-    return await readFile(path, 'utf8');
+    return await fsp().readFile(path, 'utf8');
   } catch (error) {
     throw new DeflowError(code, `${shown}: cannot read ${what}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
       cause: error,
