@@ -1,7 +1,8 @@
 /**
  * Every example in `workflows/` runs as-is: validated, quoted and run on the in-process
  * emulator through the CLI, each from a copy-free workspace (outputs, state and report in a
- * temp folder). A new example is picked up by the directory listing.
+ * temp folder, so that what an earlier run of the example left in `workflows/.deflow` changes
+ * nothing). A new example is picked up by the directory listing.
  */
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -31,7 +32,9 @@ describe('every example workflow', () => {
     expect(validated.code, validated.io.stderrText()).toBe(0);
 
     const quoteFile = join(out, 'quote.json');
-    const quoted = await cli(['quote', path, '--emulator', '--no-quote-cache', '--output', quoteFile]);
+    // Its own state folder: the README's quick start runs the demo first, and a quote prices what
+    // the workflow's own state folder already holds at $0 (as the run would not pay for it again).
+    const quoted = await cli(['quote', path, '--emulator', '--no-quote-cache', '--state-dir', join(out, 'state'), '--output', quoteFile]);
     expect(quoted.code, quoted.io.stderrText()).toBe(0);
     const quote = JSON.parse(await readFile(quoteFile, 'utf8')) as { total: { point: number; high: number } };
     expect(quote.total.point).toBeGreaterThan(0);
