@@ -7,7 +7,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { WebhookStats } from '../../src/emulator/http/introspection.js';
@@ -16,6 +15,7 @@ import { useWorkspace, yaml } from '../engine/run-helpers.js';
 import { type BuiltCli, buildCliAside } from '../helpers/built-cli.js';
 import { call } from '../helpers/emulator-http.js';
 import { type EmulatorProcess, startEmulatorProcess } from '../helpers/emulator-process.js';
+import { freePort } from '../helpers/webhook-receiver.js';
 
 let cli: BuiltCli;
 beforeAll(async () => {
@@ -37,14 +37,6 @@ const WORKFLOW = yaml(
 /** Jobs of 40 s at time scale 20 (2 s real): in flight well past Ctrl-C's 15 s (0.75 s real) of polling; one attempt per delivery. */
 const EMULATOR = yaml('time_scale: 20', 'webhooks: { allow_http: true, retry_schedule_s: [0] }', 'jobs: { duration_ms: 40000, scale_by_input: false }');
 const JOBS = 4;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** `deflow run` with webhooks, SIGINT once all its jobs were submitted; its exit code and stderr. */
 async function interruptedRun(dir: string, emulator: EmulatorProcess, extra: readonly string[]): Promise<{ code: number | null; stderr: string }> {

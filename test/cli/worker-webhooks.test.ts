@@ -6,7 +6,6 @@
  * (docs/distributed.md, docs/running.md "Adopted items").
  */
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -14,10 +13,12 @@ import { runWorker } from '../../src/cli/actions/run/worker-action.js';
 import type { WebhookStats } from '../../src/emulator/http/introspection.js';
 import type { RunningEmulator } from '../../src/emulator/start-emulator.js';
 import { clips, duplicateJobs, journalOf, runDurablyIn } from '../engine/journal/durable-helpers.js';
-import { useFastEmulator, useWorkspace, yaml } from '../engine/run-helpers.js';
+import { useFastEmulator, useWorkspace } from '../engine/run-helpers.js';
 import { createFakeCliIO } from '../helpers/fake-cli-io.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { skipWithout } from '../helpers/system-deps.js';
+import { dropAnswers, webhookAddress } from '../helpers/webhook-receiver.js';
+import { transcribeClips } from '../fixtures/workflows.js';
 
 /** Skipped, saying so, where redis-server is not installed (failing instead in CI). */
 const WITHOUT_REDIS = skipWithout('redis-server');
@@ -30,29 +31,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const TRANSCRIBE = yaml(
-  'version: 1',
-  'name: worker-hooks',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-);
-
-async function stableHooks(): Promise<{ url: string; listen: string }> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return { url: `http://127.0.0.1:${port}/hooks`, listen: `127.0.0.1:${port}` };
-}
-
-async function dropAnswers(emulator: RunningEmulator, n: number): Promise<void> {
-  const res = await request(`${emulator.url}/_emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ drop_answers: n }) });
-  expect(res.statusCode).toBe(200);
-  await res.body.text();
-}
+const TRANSCRIBE = transcribeClips('worker-hooks');
 
 async function webhookStats(emulator: RunningEmulator): Promise<WebhookStats> {
   const res = await request(`${emulator.url}/_emulator/stats`);
@@ -65,7 +44,7 @@ describe.skipIf(WITHOUT_REDIS)('deflow worker at a stable --webhook-url', () => 
     // Time scale 10; jobs of 4 s, half of it pending; one attempt now and three retries 20 s apart (2 s real).
     const emulator = await useFastEmulator({ time_scale: 10, webhooks: { allow_http: true, retry_schedule_s: [0, 20, 20, 20] }, jobs: { duration_ms: 4000, queue_share: 0.5, scale_by_input: false } });
     await dropAnswers(emulator, 1);
-    const hooks = await stableHooks();
+    const hooks = await webhookAddress();
     let stop: () => void = () => {};
     const interrupted = new Promise<void>((resolve) => {
       stop = resolve;

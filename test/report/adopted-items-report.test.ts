@@ -3,11 +3,8 @@
  * system-out and the HTML report's Adopted section, from runs against the emulator whose
  * submission answers were lost (docs/running.md, "Adopted items").
  */
-import { createServer } from 'node:net';
-import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/engine/contracts/events.js';
-import type { RunningEmulator } from '../../src/emulator/start-emulator.js';
 import { renderJUnit } from '../../src/report/ci/junit.js';
 import { RunReportBuilder } from '../../src/report/files/run-report.js';
 import { renderHtmlReport } from '../../src/report/html/html-report.js';
@@ -16,31 +13,11 @@ import type { LoggedEvent } from '../../src/report/terminal/event-log.js';
 import { toSnakeCaseKeys } from '../../src/report/terminal/ndjson-renderer.js';
 import { expectValid } from '../contract/schemas.js';
 import { clips, runDurablyIn } from '../engine/journal/durable-helpers.js';
-import { useFastEmulator, useWorkspace, yaml } from '../engine/run-helpers.js';
+import { useFastEmulator, useWorkspace } from '../engine/run-helpers.js';
+import { dropAnswers, webhookAddress } from '../helpers/webhook-receiver.js';
+import { transcribeClips } from '../fixtures/workflows.js';
 
-const TRANSCRIBE = yaml(
-  'version: 1',
-  'name: adopt-report',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-);
-
-async function hooks(): Promise<{ url: string; listen: string }> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return { url: `http://127.0.0.1:${port}/hooks`, listen: `127.0.0.1:${port}` };
-}
-
-async function dropAnswers(emulator: RunningEmulator, n: number): Promise<void> {
-  const res = await request(`${emulator.url}/_emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ drop_answers: n }) });
-  expect(res.statusCode).toBe(200);
-  await res.body.text();
-}
+const TRANSCRIBE = transcribeClips('adopt-report');
 
 function reportOf(events: readonly RunEvent[]) {
   const builder = new RunReportBuilder();
@@ -57,7 +34,7 @@ describe('adopted items in the reports', () => {
     const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(3) });
     const emulator = await useFastEmulator(emulatorConfig);
     await dropAnswers(emulator, 1);
-    const run = await runDurablyIn(dir, emulator, { webhook: await hooks() });
+    const run = await runDurablyIn(dir, emulator, { webhook: await webhookAddress() });
     expect(run.outcome).toMatchObject({ status: 'done', webhooks: { adopted: 1 } });
     const builder = reportOf(run.events);
     const report = builder.toJSON();
@@ -83,7 +60,7 @@ describe('adopted items in the reports', () => {
     // Half of each job pending: the lost job's delivery comes after its answer was judged lost (adoptWaitMs 0).
     const emulator = await useFastEmulator({ ...emulatorConfig, time_scale: 10, jobs: { duration_ms: 4000, queue_share: 0.5, scale_by_input: false } });
     await dropAnswers(emulator, 1);
-    const first = await runDurablyIn(dir, emulator, { webhook: await hooks(), adoptWaitMs: 0 });
+    const first = await runDurablyIn(dir, emulator, { webhook: await webhookAddress(), adoptWaitMs: 0 });
     expect(first.outcome).toMatchObject({ counts: { done: 2, unknown: 1 } });
     expect(reportOf(first.events).toJSON().steps[0]!.items.map((i) => i.adopted)).toEqual([false, false, false]);
     const second = await runDurablyIn(dir, emulator);

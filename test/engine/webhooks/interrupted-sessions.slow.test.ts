@@ -11,18 +11,11 @@ import { request } from 'undici';
 import { describe, expect, it, vi } from 'vitest';
 import type { WebhookStats } from '../../../src/emulator/http/introspection.js';
 import { clips, duplicateJobs, journalOf, runDurablyIn } from '../journal/durable-helpers.js';
-import { useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
-import { createServer } from 'node:net';
+import { useFastEmulator, useWorkspace } from '../run-helpers.js';
+import { webhookAddress } from '../../helpers/webhook-receiver.js';
+import { transcribeClips } from '../../fixtures/workflows.js';
 
-const TRANSCRIBE = yaml(
-  'version: 1',
-  'name: sessions',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-);
+const TRANSCRIBE = transcribeClips('sessions');
 
 const SESSIONS = 50;
 const ITEMS = 200;
@@ -41,19 +34,11 @@ const CONFIG = {
   rate_limits: { endpoints: { 'audio/transcriptions': { rpm: 6000, rpd: null } }, jobs_status: { rpm: 6000, rpd: null } },
 };
 
-async function stableHooks(): Promise<{ url: string; listen: string }> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return { url: `http://127.0.0.1:${port}/hooks`, listen: `127.0.0.1:${port}` };
-}
-
 describe('50 sessions interrupted with jobs in flight given the webhook URL, then resumed', () => {
   it('the breaker never opens, no job is paid twice, and every item whose answer was lost is adopted', { timeout: 240_000 }, async () => {
     const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(ITEMS) });
     const emulator = await useFastEmulator(CONFIG);
-    const webhook = await stableHooks();
+    const webhook = await webhookAddress();
     const seen = new Set<string>();
     let runId: string | undefined;
     let withJobsInFlight = 0;

@@ -1,36 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../../src/emulator/start-emulator.js';
 import { clips, duplicateJobs, journalOf, runDurablyIn } from '../journal/durable-helpers.js';
-import { useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
+import { useFastEmulator, useWorkspace } from '../run-helpers.js';
+import { dropAnswers, freePort } from '../../helpers/webhook-receiver.js';
+import { transcribeClips } from '../../fixtures/workflows.js';
 
-const TRANSCRIBE = yaml(
-  'version: 1',
-  'name: adopt',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** The next `n` submissions are accepted, created and charged, and their answer lost. */
-async function dropAnswers(emulator: RunningEmulator, n: number): Promise<void> {
-  const res = await request(`${emulator.url}/_emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ drop_answers: n }) });
-  expect(res.statusCode).toBe(200);
-  await res.body.text();
-}
+const TRANSCRIBE = transcribeClips('adopt');
 
 const hooks = async (): Promise<{ url: string; listen: string }> => {
   const port = await freePort();

@@ -1,27 +1,12 @@
-import { createServer } from 'node:net';
 import { request } from 'undici';
 import { describe, expect, it, vi } from 'vitest';
 import type { WebhookStats } from '../../../src/emulator/http/introspection.js';
 import { clips, runDurablyIn } from '../journal/durable-helpers.js';
-import { useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
+import { useFastEmulator, useWorkspace } from '../run-helpers.js';
+import { transcribeClips } from '../../fixtures/workflows.js';
+import { freePort } from '../../helpers/webhook-receiver.js';
 
-const TRANSCRIBE = yaml(
-  'version: 1',
-  'name: drain',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+const TRANSCRIBE = transcribeClips('drain');
 
 /** Jobs of 60 s (virtual, 0.6 s real); one delivery attempt each, so a failure counts at once. */
 const CONFIG = { time_scale: 100, webhooks: { allow_http: true, retry_schedule_s: [0] }, jobs: { duration_ms: 60_000, scale_by_input: false } };

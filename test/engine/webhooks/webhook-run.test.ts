@@ -1,31 +1,17 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/start-emulator.js';
 import { clips, runDurablyIn } from '../journal/durable-helpers.js';
-import { useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
+import { useFastEmulator, useWorkspace } from '../run-helpers.js';
+import { transcribeClips } from '../../fixtures/workflows.js';
+import { freePort } from '../../helpers/webhook-receiver.js';
 
-const TRANSCRIBE = yaml(
-  'version: 1',
-  'name: hooks',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-);
+const TRANSCRIBE = transcribeClips('hooks');
 
 /** A port nobody listens on now (the receiver listens there next). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Forgery {
   readonly secret: string;

@@ -5,31 +5,16 @@
  * emulator's deliveries come 300 s (virtual) after each change, so the session's polls see its
  * jobs done before their final delivery: without the drain every delivery fails.
  */
-import { createServer } from 'node:net';
 import { request } from 'undici';
 import { describe, expect, it, vi } from 'vitest';
 import type { WebhookStats } from '../../../src/emulator/http/introspection.js';
 import type { RunningEmulator } from '../../../src/emulator/start-emulator.js';
 import { clips, runDurablyIn } from '../journal/durable-helpers.js';
-import { clientFor, useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
+import { clientFor, useFastEmulator, useWorkspace } from '../run-helpers.js';
+import { webhookAddress } from '../../helpers/webhook-receiver.js';
+import { transcribeClips } from '../../fixtures/workflows.js';
 
-const TRANSCRIBE = yaml(
-  'version: 1',
-  'name: stop-drain',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-);
-
-async function hooks(): Promise<{ url: string; listen: string }> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return { url: `http://127.0.0.1:${port}/hooks`, listen: `127.0.0.1:${port}` };
-}
+const TRANSCRIBE = transcribeClips('stop-drain');
 
 /** Jobs of 4 s; each delivery made once, 300 s after its change (all virtual; time scale 100). */
 const CONFIG = { time_scale: 100, webhooks: { allow_http: true, retry_schedule_s: [300] }, jobs: { duration_ms: 4000, scale_by_input: false } };
@@ -52,7 +37,7 @@ describe('a session stopped by its budget or a daily limit with jobs given its w
     const price = await client.price('audio.transcribe', { source_file: { path: `${dir}/clips/c0.mp3` }, model: 'WhisperLargeV3', include_ts: false, return_result_in_response: true });
     const notices: string[] = [];
     // No quote: each job is priced before it is sent, and the third does not fit the cap.
-    const run = await runDurablyIn(dir, emulator, { client, maxCost: price * 2.5, webhook: await hooks(), graceMs: 600_000, onNotice: (m) => notices.push(m) });
+    const run = await runDurablyIn(dir, emulator, { client, maxCost: price * 2.5, webhook: await webhookAddress(), graceMs: 600_000, onNotice: (m) => notices.push(m) });
     expect(run.outcome).toMatchObject({ status: 'over-budget', counts: { done: 2 } });
     expect(notices).toContainEqual(expect.stringMatching(/^the budget stopped it with 2 jobs given this session's webhook URL have not had their final delivery yet: up to 4 deliveries would fail/));
     expect(notices.filter((n) => /still had no final delivery/.test(n))).toEqual([]);
@@ -65,7 +50,7 @@ describe('a session stopped by its budget or a daily limit with jobs given its w
     const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(4) });
     const emulator = await useFastEmulator({ ...CONFIG, rate_limits: { endpoints: { 'audio/transcriptions': { rpm: 60, rpd: 2 } } } });
     const notices: string[] = [];
-    const run = await runDurablyIn(dir, emulator, { webhook: await hooks(), graceMs: 600_000, onNotice: (m) => notices.push(m) });
+    const run = await runDurablyIn(dir, emulator, { webhook: await webhookAddress(), graceMs: 600_000, onNotice: (m) => notices.push(m) });
     expect(run.outcome).toMatchObject({ status: 'daily-limit', counts: { done: 2 } });
     expect(run.of('item-deferred')).toHaveLength(2);
     expect(notices).toContainEqual(expect.stringMatching(/^a daily limit stopped it with 2 jobs given this session's webhook URL have not had their final delivery yet: up to 4 deliveries would fail/));
@@ -82,7 +67,7 @@ describe('a session stopped by its budget or a daily limit with jobs given its w
     });
     let submitted = 0;
     const run = await runDurablyIn(dir, emulator, {
-      webhook: await hooks(),
+      webhook: await webhookAddress(),
       interrupted,
       graceMs: Number.POSITIVE_INFINITY,
       onEvent: (event) => {
@@ -98,7 +83,7 @@ describe('a session stopped by its budget or a daily limit with jobs given its w
     const dir = await useWorkspace({ 'workflow.yaml': TRANSCRIBE, ...clips(4) });
     const emulator = await useFastEmulator({ ...CONFIG, rate_limits: { endpoints: { 'audio/transcriptions': { rpm: 60, rpd: 2 } } } });
     const notices: string[] = [];
-    const run = await runDurablyIn(dir, emulator, { webhook: await hooks(), graceMs: 0, onNotice: (m) => notices.push(m) });
+    const run = await runDurablyIn(dir, emulator, { webhook: await webhookAddress(), graceMs: 0, onNotice: (m) => notices.push(m) });
     expect(run.outcome).toMatchObject({ status: 'daily-limit' });
     expect(notices).toContain("2 jobs given this session's webhook URL still had no final delivery when it ended: their deliveries fail until a session answers at the same --webhook-url");
     const webhooks = await settled(emulator);
