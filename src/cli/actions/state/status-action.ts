@@ -1,17 +1,19 @@
 /** What `deflow status` does (status.ts defines the command): reads a run's journal and reports its progress. */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { attributeSpend, chargedJobs, type InvocationEntry, readInvocations, readRunState } from '../../../engine/index.js';
+import { join } from 'node:path';
+import { attributeSpend, chargedJobs, readInvocations, readRunState } from '../../../engine/index.js';
 import type { Quote } from '../../../engine/index.js';
 import { formatCost, formatTotal } from '../../../report/index.js';
 import { type RunProgress, summariseProgress } from '../../../engine/index.js';
 import { RESUMABLE_STATUSES, type RunSummary, runPaths } from '../../../engine/index.js';
 import type { CliIO } from '../../../common/index.js';
-import { EXIT, roundUsd, STATE_DIR_NAME, sumUsd } from '../../../common/index.js';
-import { findRun, listRunsBelow } from '../../find-run.js';
+import { EXIT, roundUsd, sumUsd } from '../../../common/index.js';
+import { findRun } from '../../find-run.js';
 import { formatResumeCommand } from '../../resume-command.js';
 import { runQueueStatus } from './status-queue.js';
+import { runTimes, sessionTimes } from './run-dates.js';
+import { listStatus } from './status-list.js';
 import { formatTable } from '../../text-table.js';
 import { optionFlags } from '../run/run-recall.js';
 
@@ -69,7 +71,7 @@ export interface RunStatusJson {
 
 export async function runStatus(run: string | undefined, flags: StatusFlags, io: CliIO): Promise<number> {
   if (flags.queue !== undefined) return runQueueStatus(run, { ...flags, queue: flags.queue }, io);
-  if (run === undefined && flags.stateDir === undefined) return listStatus(flags, io);
+  if (run === undefined && flags.stateDir === undefined) return listStatus(flags.json === true, io);
   const { stateDir, summary } = await findRun(run, flags.stateDir, io.cwd);
   // A queue run keeps its items in the queue's Redis; its run.json here says which queue.
   const queueUrl = summary.meta?.options?.queue ?? null;
@@ -132,49 +134,6 @@ export async function runStatus(run: string | undefined, flags: StatusFlags, io:
   };
   if (flags.json) io.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
   else io.stdout.write(`${formatStatus(status).join('\n')}\n`);
-  return EXIT.ok;
-}
-
-/** `deflow status --json` with no argument: every run under the current folder. */
-export interface RunListJson {
-  readonly format_version: 2;
-  /** Newest first. */
-  readonly runs: readonly {
-    readonly run_id: string;
-    readonly status: RunSummary['status'];
-    readonly active: boolean;
-    readonly workflow: string | null;
-    readonly state_dir: string;
-    readonly started_at: string | null;
-    readonly finished_at: string | null;
-  }[];
-}
-
-/** No argument: the runs of every state folder at or below the current folder, newest first. */
-async function listStatus(flags: StatusFlags, io: CliIO): Promise<number> {
-  const found = await listRunsBelow(io.cwd);
-  const list: RunListJson = {
-    format_version: 2,
-    runs: found.map(({ stateDir, summary }) => ({
-      run_id: summary.runId,
-      status: summary.status,
-      active: summary.active,
-      workflow: summary.meta?.workflow ?? null,
-      state_dir: stateDir,
-      ...realOrClock(summary.meta),
-    })),
-  };
-  if (flags.json) {
-    io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-    return EXIT.ok;
-  }
-  if (list.runs.length === 0) {
-    io.stdout.write(`no runs under ${io.cwd} (no ${STATE_DIR_NAME}/runs folder in it or below it)\n`);
-    return EXIT.ok;
-  }
-  const shown = (path: string | null): string => (path === null ? '—' : relative(io.cwd, path) || '.');
-  const rows = list.runs.map((r) => [r.run_id, r.active ? `${r.status} (active)` : r.status, shown(r.workflow), r.started_at ?? '—', r.finished_at ?? '—']);
-  io.stdout.write(`${formatTable(['run', 'status', 'workflow', 'started', 'finished'], rows)}\n\nfor one run's details: deflow status RUN (or a workflow file)\n`);
   return EXIT.ok;
 }
 
@@ -256,33 +215,4 @@ async function readRunQuote(dir: string): Promise<Quote | undefined> {
   } catch {
     return undefined;
   }
-}
-
-
-/**
- * A session's dates as a person reads them: real wall time; on the emulator's accelerated clock
- * (`firstReal` not null) the emulator's own dates beside them. `firstReal`: the run's real start
- * for its first session, whose entry may predate real times in invocations.json.
- */
-function sessionTimes(entry: InvocationEntry, session: { startedAt: number; finishedAt: number | null }, firstReal: number | undefined | null): Pick<RunStatusJson['cost']['invocations'][number], 'started_at' | 'finished_at' | 'emulator_time'> {
-  const clock = { started_at: iso(session.startedAt), finished_at: iso(session.finishedAt ?? undefined) };
-  if (firstReal === null) return clock;
-  return { started_at: iso(entry.real_started_at ?? firstReal), finished_at: iso(entry.real_finished_at ?? undefined), emulator_time: clock };
-}
-
-/** A run's dates as a person reads them: real; a run on the emulator's accelerated clock has its own beside them. */
-function runTimes(meta: RunSummary['meta'], journalStart: number | undefined): Pick<RunStatusJson, 'started_at' | 'finished_at' | 'emulator_time'> {
-  const clock = { started_at: iso(meta?.started_at ?? journalStart), finished_at: iso(meta?.finished_at ?? undefined) };
-  if (meta?.real_started_at === undefined) return clock;
-  return { ...realOrClock(meta), emulator_time: clock };
-}
-
-/** Real dates when run.json has them (a run on the emulator's accelerated clock), else the run clock's (real time). */
-function realOrClock(meta: RunSummary['meta']): { started_at: string | null; finished_at: string | null } {
-  if (meta?.real_started_at !== undefined) return { started_at: iso(meta.real_started_at), finished_at: iso(meta.real_finished_at ?? undefined) };
-  return { started_at: iso(meta?.started_at), finished_at: iso(meta?.finished_at ?? undefined) };
-}
-
-function iso(ms: number | undefined): string | null {
-  return ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
 }
