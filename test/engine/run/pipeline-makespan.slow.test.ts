@@ -15,21 +15,10 @@ import { makeMp3 } from '../../../src/emulator/media/index.js';
 import { GatedGovernor } from '../../../src/engine/run/submit-gate.js';
 import { createEventClock } from '../../helpers/event-clock.js';
 import { useEmulator } from '../../helpers/emulator-http.js';
-import { runIn, useWorkspace, yaml } from '../run-helpers.js';
+import { runIn, useWorkspace } from '../run-helpers.js';
+import { transcribeThenSpeakWorkflow } from '../../../bench/_bench-util.js';
 
-const PIPELINE = yaml(
-  'version: 1',
-  'name: pipeline',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-  '  speak:',
-  '    task: audio.speech',
-  '    for_each: transcribe',
-  '    with: { text: "${{ steps.transcribe.text }}", model: Kokoro, voice: af_sky, lang: en-us }',
-);
+const PIPELINE = transcribeThenSpeakWorkflow('pipeline');
 
 async function runPipeline(n: number) {
   const dir = await useWorkspace({ 'workflow.yaml': PIPELINE, 'clip.mp3': makeMp3(3) });

@@ -3,21 +3,10 @@ import { makeMp3 } from '../../../src/emulator/media/index.js';
 import type { CacheLookup } from '../../../src/engine/cache/cache-lookup.js';
 import type { NodeResult } from '../../../src/engine/contracts/node-result.js';
 import { NO_RECORDER, type RecordedNode, type StateRecorder } from '../../../src/engine/contracts/state-recorder.js';
-import { clientFor, runIn, useFastEmulator, useWorkspace, yaml } from '../run-helpers.js';
+import { clientFor, runIn, useFastEmulator, useWorkspace } from '../run-helpers.js';
+import { transcribeThenSpeakWorkflow } from '../../../bench/_bench-util.js';
 
-const CHAIN = yaml(
-  'version: 1',
-  'name: hooks',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-  '  speak:',
-  '    task: audio.speech',
-  '    for_each: transcribe',
-  '    with: { text: "${{ steps.transcribe.text }}", model: Kokoro, voice: af_sky, lang: en-us }',
-);
+const CHAIN = transcribeThenSpeakWorkflow('hooks');
 const clips = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`clips/c${i}.mp3`, makeMp3(3)]));
 
 interface Call {
