@@ -159,6 +159,20 @@ export class GovernorBucket {
     return this.take(false, opener);
   }
 
+  /**
+   * Requests this bucket would admit now without waiting: what is left of the current window
+   * (the whole allowance when none is open), 0 while blocked, or while the window's opener or
+   * the learning request is out; undefined while the limits are unknown, Infinity unthrottled.
+   */
+  room(now: number): number | undefined {
+    if (this.state === 'unthrottled') return Number.POSITIVE_INFINITY;
+    if (this.state !== 'known') return undefined;
+    this.expire(now);
+    if (now < this.blockedUntil || this.openerEpoch === this.epoch) return 0;
+    const left = this.limit - this.used;
+    return this.daily ? Math.max(0, Math.min(left, this.daily.remaining - this.inFlight)) : Math.max(0, left);
+  }
+
   /** Records the answer to a request that held `ticket`. */
   settle(ticket: BucketTicket, answer: BucketAnswer): BucketNews {
     this.inFlight--;

@@ -61,4 +61,8 @@ export interface GovernorBucketView {
   readonly limit: number;
   readonly windowSeconds: number;
   readonly dailyRemaining?: number;
+  /** Requests the bucket would admit now without waiting (GovernorBucket.room), when known. */
+  readonly room?: number;
+  /** Requests queued for the bucket, waiting for room. */
+  readonly waiting?: number;
 }

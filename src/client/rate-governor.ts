@@ -65,13 +65,19 @@ export class RateGovernor extends EventEmitter<GovernorEvents> implements Govern
 
   /** The state of every bucket seen so far (for verbose output and reports). */
   describe(): GovernorBucketView[] {
-    return [...this.buckets.values()].map((b) => ({
-      bucket: b.key,
-      state: b.state,
-      limit: b.limit,
-      windowSeconds: b.windowMs / 1000,
-      ...(b.daily ? { dailyRemaining: b.daily.remaining } : {}),
-    }));
+    const now = this.clock.now();
+    return [...this.buckets.values()].map((b) => {
+      const room = b.room(now);
+      return {
+        bucket: b.key,
+        state: b.state,
+        limit: b.limit,
+        windowSeconds: b.windowMs / 1000,
+        ...(b.daily ? { dailyRemaining: b.daily.remaining } : {}),
+        ...(room === undefined ? {} : { room }),
+        waiting: this.queues.get(b.key)?.length ?? 0,
+      };
+    });
   }
 
   private permit(key: string, ticket: BucketTicket): GovernorPermit {

@@ -12,6 +12,7 @@ import { isAccountRefusal, isTransientPollError, lostError, toEventError, unsave
 import type { JobContext, NodeOutcome } from './job-context.js';
 import type { NodeResult } from '../contracts/node-result.js';
 import { JobTimeoutError, PollDeadlineError, pollJob } from './poll/poller.js';
+import { noticeMatters, statusHasRoom } from './poll/notice-urgency.js';
 import { collectJobResult } from './result-passing.js';
 
 /**
@@ -51,7 +52,7 @@ export async function poll(ctx: JobContext, id: number, step: GraphStep, key: st
         wait: ctx.webhooks === null ? undefined : (ms, waitSignal) => ctx.webhooks!.wakeups.sleep(requestId, ms, ctx.clock, waitSignal),
         pushedStretch: ctx.webhooks === null ? undefined : PUSHED_STRETCH,
         scale,
-        roomy: () => statusRoomy(ctx),
+        roomy: () => statusRoomy(ctx, step),
       });
     } catch (error) {
       if (signal.aborted || error instanceof PollDeadlineError) return 'abandoned';
@@ -78,14 +79,18 @@ export async function poll(ctx: JobContext, id: number, step: GraphStep, key: st
 }
 
 /**
- * Whether the job-status pool has room to spare: it answered without rate-limit headers (no
- * limit), so status requests cost nothing another job needs. A limited pool is spent where a
- * job most likely just finished instead.
+ * Whether the job-status pool has room to spare for `step`'s jobs: it answered without
+ * rate-limit headers (no limit), so status requests cost nothing another job needs; or it is
+ * limited, has room now, and seeing the step's jobs done at once opens a downstream pool's
+ * window sooner (notice-urgency.ts). Otherwise a limited pool is spent where a job most likely
+ * just finished.
  */
-function statusRoomy(ctx: JobContext): boolean {
+function statusRoomy(ctx: JobContext, step: GraphStep): boolean {
   const governor = ctx.client.governor;
   if (!governor) return false;
-  return governor.describe().some((bucket) => bucket.bucket === JOBS_STATUS_POOL && bucket.state === 'unthrottled');
+  const views = governor.describe();
+  if (views.some((bucket) => bucket.bucket === JOBS_STATUS_POOL && bucket.state === 'unthrottled')) return true;
+  return statusHasRoom(views) && noticeMatters(ctx.graph, step, views);
 }
 
 /**
