@@ -69,6 +69,10 @@ const startTrims = {
 };
 
 
+// Where Node keeps its own compile cache, the bin compiles the bundle's scripts eagerly (see
+// start-bundle.ts): each script's first statement turns V8's lazy compiling back on.
+const EAGER_RESET = 'globalThis.__deflowScriptCompiled?.()';
+
 // The CLI split into chunks: esbuild's code splitting (ES modules only) writes the entry, one
 // chunk per module that is only import()ed and chunks of what several of them share; each is
 // then turned into a CommonJS script. `--help` loads the entry and the command tree's chunks
@@ -119,7 +123,7 @@ try {
       target: 'node20',
       minify: true,
       legalComments: 'none',
-      banner: '"use strict";var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;',
+      banner: `"use strict";${EAGER_RESET};var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;`,
     });
     const nativeImport = /(?<![\w$.])import\s*\(/.exec(code);
     if (nativeImport !== null) throw new Error(`${file} holds an import() at offset ${nativeImport.index}: make its target resolvable at build time`);
@@ -153,6 +157,14 @@ writeFileSync(resolve(out, 'package.json'), '{ "type": "commonjs" }\n');
 const schemaDir = resolve(dist, 'workflow', 'schema');
 const { STANDALONE_VALIDATORS_DIR } = await import(pathToFileURL(resolve(schemaDir, 'standalone-validator-files.js')).href);
 cpSync(resolve(schemaDir, STANDALONE_VALIDATORS_DIR), resolve(out, STANDALONE_VALIDATORS_DIR), { recursive: true });
+// They are scripts of the bundle's folder too, compiled eagerly: the same first statement.
+for (const file of readdirSync(resolve(out, STANDALONE_VALIDATORS_DIR))) {
+  if (!file.endsWith('.cjs')) continue;
+  const path = resolve(out, STANDALONE_VALIDATORS_DIR, file);
+  const source = readFileSync(path, 'utf8');
+  if (!source.includes('"use strict";')) throw new Error(`${path}: expected a "use strict"; directive to put the eager reset after`);
+  writeFileSync(path, source.replace('"use strict";', `"use strict";${EAGER_RESET};`));
+}
 
 // The code cache (for a Node without its own compile cache, before 22.1; from 22.1 on the bin
 // turns Node's on, which keeps its files elsewhere, so there is none to write here): the bin

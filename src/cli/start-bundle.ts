@@ -24,7 +24,7 @@ import { isAscii } from 'node:buffer';
 import { mkdirSync, readFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { writeFileAtomic } from '../common/index.js';
 
 /** node:crypto and node:vm, loaded only where the vm.Script code cache is used (each built-in costs a start its compile). */
@@ -137,6 +137,44 @@ export function cacheChunksBeside(folder: string, mode: string | undefined, onCo
   };
 }
 
+/**
+ * The global function a script of the bundle calls first (its banner, written by the build):
+ * where the bin compiles the bundle eagerly, it turns V8's lazy compiling back on.
+ */
+export const EAGER_RESET_GLOBAL = '__deflowScriptCompiled';
+
+/**
+ * From now on, a `.cjs` script in `folder` or below (a chunk of the bundle, a precompiled
+ * validator) is compiled eagerly: every function in it, not only its top level. Node's own
+ * compile cache keeps only what V8 compiled before the script ran, so a function compiled at
+ * its first call would be compiled again at every start; compiled eagerly, it is in the cache,
+ * and a start reads it instead. V8's `--no-lazy` is set while Node compiles such a script and
+ * unset by the script's first statement (the banner's call of `EAGER_RESET_GLOBAL`), so Node's
+ * built-ins and the other packages a script requires as it runs compile as usual; it is unset
+ * again when the require returns, whatever became of it.
+ */
+export function compileEagerlyBeside(folder: string): void {
+  const { setFlagsFromString } = lazyRequire('node:v8') as typeof import('node:v8');
+  const lazy = (): void => setFlagsFromString('--lazy');
+  (globalThis as Record<string, unknown>)[EAGER_RESET_GLOBAL] = lazy;
+  const extensions = (lazyRequire('node:module') as CommonJsLoader)._extensions;
+  const fallback = extensions['.cjs'] ?? extensions['.js'];
+  if (fallback === undefined) return;
+  const inside = `${folder}${sep}`;
+  extensions['.cjs'] = function (module, filename) {
+    if (!filename.startsWith(inside)) {
+      fallback.call(this, module, filename);
+      return;
+    }
+    setFlagsFromString('--no-lazy');
+    try {
+      fallback.call(this, module, filename);
+    } finally {
+      lazy();
+    }
+  };
+}
+
 /** What `module.enableCompileCache()` (Node ≥ 22.1) returns. */
 interface CompileCacheResult {
   readonly status: number;
@@ -170,6 +208,7 @@ export function startBundle(bundle: string): void {
     if (mode !== 'off') {
       const result = enableCompileCache();
       if (verbose) process.stderr.write(`deflow: compile cache ${compileCacheStatus(result.status)} (${result.directory ?? result.message ?? 'node'})\n`);
+      compileEagerlyBeside(dirname(bundle));
     } else if (verbose) process.stderr.write('deflow: compile cache off\n');
     runMain(bundle, createRequire(bundle)(bundle) as Record<string, unknown>);
     return;

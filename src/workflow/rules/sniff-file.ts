@@ -42,8 +42,10 @@ export class FileSniffer {
     }
     const expected = `expected ${rule.formats.join(', ')}`;
     if (size === 0) return `${expected}, got an empty file`;
-    // Loaded for the first file sniffed: workflows without local files never need it.
-    const { fileTypeFromBuffer } = await import('file-type');
+    // Loaded for the first file sniffed: workflows without local files never need it. Its core
+    // (the same fileTypeFromBuffer): the package's Node entry adds streams and files, whose
+    // web streams would cost a start a dozen built-ins.
+    const { fileTypeFromBuffer } = await import('file-type/core');
     const detected = await fileTypeFromBuffer(head);
     if (!detected) return `${expected}, got content of an unrecognised format`;
     const format = ALIASES[detected.ext] ?? detected.ext;
