@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { EAGER_RESET_GLOBAL } from '../../src/cli/start-bundle.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -119,8 +120,9 @@ async function start(env: Record<string, string>): Promise<{ stdout: string; std
   return promisify(execFile)(process.execPath, [join(tools, 'bin.mjs'), bundle], { env: { ...clean, TMPDIR: dir, ...env } });
 }
 
+const nodeHasCompileCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+
 describe("the bin's cache: Node's own compile cache where Node has it (≥ 22.1), else the vm.Script code cache", () => {
-  const nodeHasCompileCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
   it(`on this Node (${process.version}) takes the ${nodeHasCompileCache ? "module.enableCompileCache() path: no code-cache folder, Node's cache accepted at the next start" : 'vm.Script path: a code cache written beside the bundle and used at the next start'}`, async () => {
     await writeFile(bundle, `${BUNDLE}exports.main = async () => { console.log(JSON.stringify({ twice: twice(21), name: exports.name })); };\n`);
@@ -136,6 +138,27 @@ describe("the bin's cache: Node's own compile cache where Node has it (≥ 22.1)
       expect(first.stderr).toMatch(/^deflow: code cache written/m);
       expect((await start({ DEFLOW_CODE_CACHE: 'verbose' })).stderr).toMatch(/^deflow: code cache used/m);
     }
+  });
+
+  /** A function of 400 statements, called only once the bundle runs: lazily compiled, its bytecode is not in the cache. */
+  const LATE = `function late(n) {\n${Array.from({ length: 400 }, (_, i) => `  n = (n * ${i + 3} + ${i}) % 1000003;`).join('\n')}\n  return n;\n}\n`;
+
+  it.skipIf(!nodeHasCompileCache)("Node's compile cache holds every function of the bundle's scripts (compiled eagerly), and only those: a file they require outside the folder is compiled lazily", async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'deflow-start-bundle-outside-'));
+    onTestFinished(() => rm(outside, { recursive: true, force: true }));
+    await writeFile(join(outside, 'helper.cjs'), `"use strict";\n${LATE}exports.late = late;\n`);
+    // The build's first statement of each script turns lazy compiling back on (scripts/bundle-cli.mjs).
+    await writeFile(bundle, `"use strict";globalThis.${EAGER_RESET_GLOBAL}?.();\n${LATE}const helper = require(${JSON.stringify(join(outside, 'helper.cjs'))});\nexports.main = async () => { console.log(late(7) === helper.late(7)); };\n`);
+    expect((await start({})).stdout.trim()).toBe('true');
+    const { stdout, stderr } = await start({ NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+    expect(stdout.trim()).toBe('true');
+    const cacheSize = (file: string): number => Number(new RegExp(`for CommonJS ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.\\.\\.\\[\\d+ \\d+ (\\d+) `).exec(stderr)?.[1]);
+    const bundled = cacheSize(bundle);
+    const helper = cacheSize(join(outside, 'helper.cjs'));
+    expect(stderr).toMatch(/cache for CommonJS .*deflow\.cjs was accepted/);
+    expect(helper).toBeGreaterThan(0);
+    // The same function's bytecode is several times its lazy cache (the top level and the function's position only).
+    expect(bundled).toBeGreaterThan(4 * helper);
   });
 
   it('off: neither cache', async () => {
