@@ -208,7 +208,10 @@ export function startBundle(bundle: string): void {
     if (mode !== 'off') {
       const result = enableCompileCache();
       if (verbose) process.stderr.write(`deflow: compile cache ${compileCacheStatus(result.status)} (${result.directory ?? result.message ?? 'node'})\n`);
-      compileEagerlyBeside(dirname(bundle));
+      // Only where the cache keeps what is compiled: without it (NODE_DISABLE_COMPILE_CACHE, a
+      // folder that cannot be made) every function would be compiled at every start.
+      const kept = compileCacheStatus(result.status);
+      if (kept === 'enabled' || kept === 'already enabled') compileEagerlyBeside(dirname(bundle));
     } else if (verbose) process.stderr.write('deflow: compile cache off\n');
     runMain(bundle, createRequire(bundle)(bundle) as Record<string, unknown>);
     return;

@@ -161,6 +161,24 @@ describe("the bin's cache: Node's own compile cache where Node has it (≥ 22.1)
     expect(bundled).toBeGreaterThan(4 * helper);
   });
 
+  it.skipIf(!nodeHasCompileCache)('compiles eagerly only where the cache keeps it: not with Node\'s cache disabled, off, or unable to make its folder', async () => {
+    // V8's own view of a function not called yet (--allow-natives-syntax): bit 7 of its status
+    // says it has bytecode ("interpreted"), which only an eager compile gives it before its first call.
+    await writeFile(bundle, `"use strict";globalThis.${EAGER_RESET_GLOBAL}?.();\n${LATE}exports.main = async () => { console.log((%GetOptimizationStatus(late) & (1 << 7)) !== 0 ? 'compiled' : 'lazy'); };\n`);
+    await writeFile(join(tools, 'bin.mjs'), "import { startBundle } from './start-bundle.mjs';\nstartBundle(process.argv[2]);\n");
+    const clean = { ...process.env };
+    for (const name of ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE', 'NODE_DEBUG_NATIVE', 'DEFLOW_CODE_CACHE']) delete clean[name];
+    const late = async (env: Record<string, string>, tmp = dir): Promise<string> =>
+      (await promisify(execFile)(process.execPath, ['--allow-natives-syntax', join(tools, 'bin.mjs'), bundle], { env: { ...clean, TMPDIR: tmp, ...env } })).stdout.trim();
+    expect(await late({})).toBe('compiled');
+    expect(await late({ NODE_DISABLE_COMPILE_CACHE: '1' })).toBe('lazy');
+    expect(await late({ DEFLOW_CODE_CACHE: 'off' })).toBe('lazy');
+    const blocked = await mkdtemp(join(tmpdir(), 'deflow-start-bundle-blocked-'));
+    onTestFinished(() => rm(blocked, { recursive: true, force: true }));
+    await writeFile(join(blocked, 'node-compile-cache'), 'a file where the folder would be');
+    expect(await late({}, blocked)).toBe('lazy');
+  });
+
   it('off: neither cache', async () => {
     await writeFile(bundle, `${BUNDLE}exports.main = async () => { console.log(twice(2)); };\n`);
     const off = await start({ DEFLOW_CODE_CACHE: 'off' });
