@@ -32,6 +32,8 @@ export interface ClientRun {
   readonly deadline: number | null;
   /** deflow runs with signed webhooks (a receiver in its process). */
   readonly webhooks: boolean;
+  /** deflow's state folder (an earlier run's, for a second night); else a fresh one in `dir`. */
+  readonly stateDir?: string;
 }
 
 /** What a client reports. */
@@ -65,7 +67,7 @@ export async function runDeflow(payload: ClientRun): Promise<ClientFigures> {
   const hints = payload.webhooks ? await startWebhookHints({ url: 'http://127.0.0.1:0/', listen: '127.0.0.1:0', secret: randomBytes(32).toString('base64url'), clock }) : undefined;
   // The receiver picked its port: deliveries go there.
   const webhooks = hints === undefined ? null : { fields: { ...hints.fields, webhook_url: hints.receiver.url }, wakeups: hints.wakeups };
-  const outcome = await runWorkflow({ graph: validation.graph, client, clock, stateDir: join(payload.dir, `.deflow-${process.pid}-${randomBytes(4).toString('hex')}`), onEvent, webhooks });
+  const outcome = await runWorkflow({ graph: validation.graph, client, clock, stateDir: payload.stateDir ?? join(payload.dir, `.deflow-${process.pid}-${randomBytes(4).toString('hex')}`), onEvent, webhooks });
   await client.close();
   await hints?.close();
   // A run stopped by the day's limit ends when its last job was seen done.
@@ -126,8 +128,12 @@ export async function runFair(payload: ClientRun, concurrency: number): Promise<
   return { makespan_ms: lastDone - t0, done, chains, notices };
 }
 
-/** Writes `dir`: n clips (all of 3 s, or `varied`: 20-120 s) under clips/ and pipeline.yaml. */
-export async function prepareWorkspace(dir: string, n: number, varied = false): Promise<void> {
+/**
+ * Writes `dir`: n clips (all of 3 s, or `varied`: 20-120 s, each `extraSeconds` longer) under
+ * clips/ and pipeline.yaml. Clips of other lengths are other files (another night's media: no
+ * result of one is cached for the other).
+ */
+export async function prepareWorkspace(dir: string, n: number, varied = false, extraSeconds = 0): Promise<void> {
   await mkdir(join(dir, 'clips'), { recursive: true });
   const source = join(dir, 'clip.mp3');
   await writeFile(source, makeMp3(3));
@@ -138,7 +144,7 @@ export async function prepareWorkspace(dir: string, n: number, varied = false): 
       continue;
     }
     // 20-120 s in a fixed shuffled order (37 and 101 are coprime): every length once per 101 clips.
-    const seconds = 20 + ((i * 37) % 101);
+    const seconds = 20 + ((i * 37) % 101) + extraSeconds;
     const made = join(dir, `clip-${seconds}.mp3`);
     await writeFile(made, makeMp3(seconds), { flag: 'w' });
     await link(made, target);

@@ -29,6 +29,16 @@ import { figures, medianFigures, type PipelineFigures, type PoolRates } from './
 
 export type ClientName = 'deflow' | 'fair8' | 'fair32';
 
+/**
+ * The scaled cells' clients: also `deflow-night2`, deflow's second night (discrete-event clock
+ * only): its state folder first ran last night's clips (other media of about the same lengths,
+ * against their own emulator), so tonight's run starts from last night's `poll-rates.json`.
+ */
+export type ScaledClientName = ClientName | 'deflow-night2';
+
+/** Last night's clips are this much longer each: other files of about the same lengths. */
+const LAST_NIGHT_EXTRA_S = 0.5;
+
 /** One scaled cell: status requests a minute, or null (unthrottled). */
 export interface ScaledCell {
   readonly statusRpm: number | null;
@@ -57,19 +67,35 @@ export function scaledRates(cell: ScaledCell): PoolRates {
   return { transcribe: SCALED_RPM, speak: SCALED_RPM, status: cell.statusRpm ?? Number.POSITIVE_INFINITY, transcribePerDay: null };
 }
 
+/** deflow's run of last night's clips (`lastNight`) into a fresh state folder, which it returns. */
+async function lastNight(lastNightDir: string, cell: ScaledCell): Promise<string> {
+  const stateDir = await mkdtemp(join(tmpdir(), 'deflow-bench-state-'));
+  const clock = createEventClock();
+  const emulator = await startEmulator({ clock, config: scaledEmulatorConfig({ ...cell, seed: (cell.seed ?? 0) + 100 }) });
+  try {
+    await runDeflow({ url: emulator.url, apiKey: emulator.keys.api, dir: lastNightDir, clock, dispatcher: clock.dispatcher, deadline: null, webhooks: false, stateDir });
+    return stateDir;
+  } finally {
+    await emulator.close();
+    await clock.close();
+  }
+}
+
 /** One run of `client` on the discrete-event clock, emulator in this process. */
-async function runOnEventClock(client: ClientName, n: number, dir: string, cell: ScaledCell): Promise<PipelineFigures> {
+async function runOnEventClock(client: ScaledClientName, n: number, dir: string, cell: ScaledCell): Promise<PipelineFigures> {
+  const stateDir = client === 'deflow-night2' ? await lastNight(join(dir, 'last-night'), cell) : undefined;
   const clock = createEventClock();
   const emulator = await startEmulator({ clock, config: scaledEmulatorConfig(cell) });
   try {
-    const run = { url: emulator.url, apiKey: emulator.keys.api, dir, clock, dispatcher: clock.dispatcher, deadline: null, webhooks: false };
+    const run = { url: emulator.url, apiKey: emulator.keys.api, dir, clock, dispatcher: clock.dispatcher, deadline: null, webhooks: false, ...(stateDir === undefined ? {} : { stateDir }) };
     const before = ownUsage();
-    const report = client === 'deflow' ? await runDeflow(run) : await runFair(run, client === 'fair8' ? 8 : 32);
+    const report = client === 'deflow' || client === 'deflow-night2' ? await runDeflow(run) : await runFair(run, client === 'fair8' ? 8 : 32);
     const after = ownUsage();
     return await figures(emulator.url, n, { ...report, peak_rss_mb: after.peak_rss_mb, cpu_ms: after.cpu_ms - before.cpu_ms }, scaledRates(cell));
   } finally {
     await emulator.close();
     await clock.close();
+    if (stateDir !== undefined) await rm(stateDir, { recursive: true, force: true });
   }
 }
 
@@ -89,19 +115,22 @@ export async function runScaled(args: string[], onWallClock: ScaledWallClockRun)
   const repeat = readNumberArg(args, 'repeat', 3);
   const sizes = list(args, 'n', '60,200').map(Number);
   const statuses = list(args, 'status', '60,none').map((s) => (s === 'none' ? null : Number(s)));
-  const clients = list(args, 'clients', 'deflow,fair32').filter((c): c is ClientName => c === 'deflow' || c === 'fair8' || c === 'fair32');
+  const clients = list(args, 'clients', 'deflow,deflow-night2,fair32').filter((c): c is ScaledClientName => c === 'deflow' || c === 'deflow-night2' || c === 'fair8' || c === 'fair32');
+  const night2 = clients.includes('deflow-night2');
+  if (night2 && timeScale !== null) throw new Error('--clients deflow-night2: only on the discrete-event clock (--clock event)');
   const rows: (string | number)[][] = [];
   const cells: Record<string, unknown>[] = [];
   for (const n of sizes) {
     const dir = await mkdtemp(join(tmpdir(), 'deflow-bench-pipeline-'));
     try {
       await prepareWorkspace(dir, n, true);
+      if (night2) await prepareWorkspace(join(dir, 'last-night'), n, true, LAST_NIGHT_EXTRA_S);
       for (const statusRpm of statuses) {
         const cell: Record<string, unknown> = { n, status_rpm: statusRpm, clock: clockMode, ...(timeScale === null ? {} : { time_scale: timeScale }), runs: repeat };
         for (const client of clients) {
           const runs: PipelineFigures[] = [];
           for (let r = 0; r < repeat; r++) {
-            runs.push(timeScale === null ? await runOnEventClock(client, n, dir, { statusRpm, seed: r + 1 }) : await onWallClock(client, n, dir, { statusRpm }, timeScale));
+            runs.push(timeScale === null ? await runOnEventClock(client, n, dir, { statusRpm, seed: r + 1 }) : await onWallClock(client as ClientName, n, dir, { statusRpm }, timeScale));
           }
           const f = medianFigures(runs);
           cell[client] = { ...f, each_vs_bound: runs.map((x) => x.vs_bound) };

@@ -1,1 +1,1 @@
-"use strict";var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;
+"use strict";globalThis.__deflowScriptCompiled?.();var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;

@@ -1,2 +1,2 @@
-"use strict";var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;
+"use strict";globalThis.__deflowScriptCompiled?.();var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;
 var h=Object.defineProperty;var t=Object.getOwnPropertyDescriptor;var d=Object.getOwnPropertyNames;var f=Object.prototype.hasOwnProperty;var i=(s,a)=>{for(var b in a)h(s,b,{get:a[b],enumerable:!0})},j=(s,a,b,r)=>{if(a&&typeof a=="object"||typeof a=="function")for(let o of d(a))!f.call(s,o)&&o!==b&&h(s,o,{get:()=>a[o],enumerable:!(r=t(a,o))||r.enumerable});return s};var k=s=>j(h({},"__esModule",{value:!0}),s);var l={};i(l,{a:()=>e,b:()=>n});module.exports=k(l);var e=["table","json","markdown"],n=["bash","zsh","fish"];0&&(module.exports={a,b});

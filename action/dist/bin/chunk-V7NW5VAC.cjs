@@ -1,2 +1,2 @@
-"use strict";var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;
+"use strict";globalThis.__deflowScriptCompiled?.();var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;
 var p=Object.defineProperty;var v=Object.getOwnPropertyDescriptor;var x=Object.getOwnPropertyNames;var b=Object.prototype.hasOwnProperty;var c=(o,a)=>{for(var e in a)p(o,e,{get:a[e],enumerable:!0})},d=(o,a,e,s)=>{if(a&&typeof a=="object"||typeof a=="function")for(let r of x(a))!b.call(o,r)&&r!==e&&p(o,r,{get:()=>a[r],enumerable:!(s=v(a,r))||s.enumerable});return o};var f=o=>d(p({},"__esModule",{value:!0}),o);var g={};c(g,{a:()=>t});module.exports=f(g);var t="0.1.0";0&&(module.exports={a});

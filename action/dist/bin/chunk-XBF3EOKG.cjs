@@ -1,2 +1,2 @@
-"use strict";var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;
+"use strict";globalThis.__deflowScriptCompiled?.();var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;
 var p=Object.defineProperty;var f=Object.getOwnPropertyDescriptor;var i=Object.getOwnPropertyNames;var d=Object.prototype.hasOwnProperty;var l=(r,o)=>{for(var m in o)p(r,m,{get:o[m],enumerable:!0})},u=(r,o,m,a)=>{if(o&&typeof o=="object"||typeof o=="function")for(let t of i(o))!d.call(r,t)&&t!==m&&p(r,t,{get:()=>o[t],enumerable:!(a=f(o,t))||a.enumerable});return r};var x=r=>u(p({},"__esModule",{value:!0}),r);var c={};l(c,{default:()=>b});module.exports=x(c);var e=require("./chunk-BCPUEN4J.cjs"),h=require("./chunk-P5M576A7.cjs"),b=(0,e.a)();

@@ -234,6 +234,29 @@ function cacheChunksBeside(folder, mode, onCompiled) {
     compiled.run(module2.exports, (0, import_node_module.createRequire)(filename), module2, filename, folder);
   };
 }
+var EAGER_RESET_GLOBAL = "__deflowScriptCompiled";
+function compileEagerlyBeside(folder) {
+  const { setFlagsFromString } = lazyRequire("node:v8");
+  const lazy = () => setFlagsFromString("--lazy");
+  globalThis[EAGER_RESET_GLOBAL] = lazy;
+  const extensions = lazyRequire("node:module")._extensions;
+  const fallback = extensions[".cjs"] ?? extensions[".js"];
+  if (fallback === void 0)
+    return;
+  const inside = `${folder}${import_node_path2.sep}`;
+  extensions[".cjs"] = function(module2, filename) {
+    if (!filename.startsWith(inside)) {
+      fallback.call(this, module2, filename);
+      return;
+    }
+    setFlagsFromString("--no-lazy");
+    try {
+      fallback.call(this, module2, filename);
+    } finally {
+      lazy();
+    }
+  };
+}
 function nodeCompileCache() {
   const enable = nodeModule.enableCompileCache;
   return typeof enable === "function" ? enable : void 0;
@@ -252,6 +275,9 @@ function startBundle(bundle) {
       if (verbose)
         process.stderr.write(`deflow: compile cache ${compileCacheStatus(result.status)} (${result.directory ?? result.message ?? "node"})
 `);
+      const kept = compileCacheStatus(result.status);
+      if (kept === "enabled" || kept === "already enabled")
+        compileEagerlyBeside((0, import_node_path2.dirname)(bundle));
     } else if (verbose)
       process.stderr.write("deflow: compile cache off\n");
     runMain(bundle, (0, import_node_module.createRequire)(bundle)(bundle));

@@ -83,13 +83,16 @@ export async function poll(ctx: JobContext, id: number, step: GraphStep, key: st
  * rate-limit headers (no limit), so status requests cost nothing another job needs; or it is
  * limited, has room now, and seeing the step's jobs done at once opens a downstream pool's
  * window sooner (notice-urgency.ts). Otherwise a limited pool is spent where a job most likely
- * just finished.
+ * just finished. Undefined before the pool's first answer (the poller's status probe).
  */
-function statusRoomy(ctx: JobContext, step: GraphStep): boolean {
+function statusRoomy(ctx: JobContext, step: GraphStep): boolean | undefined {
   const governor = ctx.client.governor;
   if (!governor) return false;
   const views = governor.describe();
-  if (views.some((bucket) => bucket.bucket === JOBS_STATUS_POOL && bucket.state === 'unthrottled')) return true;
+  const status = views.find((bucket) => bucket.bucket === JOBS_STATUS_POOL);
+  // Not asked yet (or its first answer is still out): not known to have room or not.
+  if (status === undefined || status.state === 'unknown' || status.state === 'learning') return undefined;
+  if (status.state === 'unthrottled') return true;
   return statusHasRoom(views) && noticeMatters(ctx.graph, step, views);
 }
 

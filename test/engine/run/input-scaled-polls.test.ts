@@ -94,7 +94,7 @@ describe('polls placed from each job\'s input size (scale_by_input)', () => {
     expect(http429).toBe(0);
   });
 
-  it('keeps the learned per-input duration in the state folder, so the next run places its first polls without scouts', async () => {
+  it('keeps the learned per-input duration in the state folder, so the next run places its first polls without scouts (one early poll at most: the status probe)', async () => {
     const dir = await workspace();
     const first = await runClips(dir, 60);
     const saved = JSON.parse(await readFile(join(dir, '.deflow', 'poll-rates.json'), 'utf8')) as { keys: { task: string; per_input: boolean; estimate_ms: number; unit_size: number }[] };
@@ -107,7 +107,9 @@ describe('polls placed from each job\'s input size (scale_by_input)', () => {
     expect(msPerSecond).toBeLessThan(1200);
     const second = await runClips(dir, 60);
     expect(first.early).toBeGreaterThan(0);
-    expect(second.early).toBe(0);
+    // No scouts (two or more early polls): only the status probe, one job's early poll that
+    // tells whether the status pool is limited (status-probe.ts).
+    expect(second.early).toBeLessThanOrEqual(1);
     expect(second.statusPerJob).toBeLessThanOrEqual(1.5);
     expect(second.http429).toBe(0);
   });

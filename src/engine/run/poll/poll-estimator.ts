@@ -28,6 +28,7 @@ import { extrapolate, type ProgressReading, progressLine } from '../progress-lin
 import { InputScales } from './input-scales.js';
 import { HOLD_BOUND, type LearnedKey, newTrack, PRIORS_MS, quantileOf, restoredTrack, SCOUT_ENDS, SCOUTS, see, SILENT_JOBS_BEFORE_TRACKING, type Track } from './poll-track.js';
 import { SearchWaiters } from './search-waiters.js';
+import { StatusProbe } from './status-probe.js';
 
 export type { RunningObservation } from './next-poll.js';
 export type { ProgressReading } from '../progress-line.js';
@@ -77,6 +78,8 @@ export class PollEstimator {
   private readonly prior: (kind: ResultKind) => number;
   /** First polls of a key due at once go out in waves (first-poll-waves.ts). */
   readonly waves = new FirstPollWaves();
+  /** First polls planned before the job-status pool's limits are known (status-probe.ts). */
+  readonly statusProbe = new StatusProbe();
 
   constructor(options: PollEstimatorOptions = {}) {
     this.quantile = options.quantile ?? 0.85;

@@ -59,9 +59,11 @@ export interface PollJobOptions {
    * then goes out early enough to find the job running, and later polls aim at the end its
    * progress points to with little margin, so a finished job is noticed within a second or two
    * for about two or three status requests. Without room, the first poll goes out when the job
-   * is probably done (one status request for most jobs). @default no room
+   * is probably done (one status request for most jobs); undefined while the pool's limits are
+   * not known yet (status-probe.ts: one job polls early to learn them, and first polls planned
+   * meanwhile are re-planned once a status answer came). @default no room
    */
-  readonly roomy?: (() => boolean) | undefined;
+  readonly roomy?: (() => boolean | undefined) | undefined;
   /**
    * Clock ms by which polling must end (an interrupt's grace period), read before each wait:
    * the last wait is shortened so that one poll still happens by then.
@@ -94,6 +96,9 @@ export class PollDeadlineError extends DeflowError {
  */
 const EARLY_SHARE = 0.55;
 
+/** Share of its estimate at which the status probe's first poll goes out (status-probe.ts): early, as a scout's. */
+const PROBE_SHARE = 0.2;
+
 /** Largest over smallest job size of a key above which its measured jobs wait for the scouts. */
 const HOLD_SPREAD = 1.5;
 
@@ -105,12 +110,16 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
   const pushed = stretch !== 1;
   const scale = options.scale !== undefined && options.scale > 0 ? options.scale : 1;
   // Early first polls (room to spare) once the key's estimate is settled; never with webhooks.
-  const early = () => !pushed && options.roomy !== undefined && estimator.settledMs(key) !== undefined && options.roomy();
+  const early = () => !pushed && options.roomy !== undefined && estimator.settledMs(key) !== undefined && options.roomy() === true;
+  // Settled from an earlier run's estimates before any status request was answered: one job
+  // polls early to learn the job-status pool, and the rest re-plan when an answer came.
+  const statusUnknown = () => !pushed && options.roomy !== undefined && options.roomy() === undefined;
+  const probe = options.submittedAt === undefined && estimator.settledMs(key) !== undefined && statusUnknown() && estimator.statusProbe.claim();
   // Where a key's job sizes differ widely, its measured jobs wait for the scouts rather than poll
   // on the prior scaled by their size; jobs all of about one size poll on the prior, as
   // unmeasured jobs do.
   const hold = () => options.scale !== undefined && !pushed && estimator.sizeSpread(key) > HOLD_SPREAD;
-  const firstWait = (scout: boolean) => estimator.firstDelay(key, kind, scout, scale * (early() ? EARLY_SHARE : 1), hold()) * stretch;
+  const firstWait = (scout: boolean) => estimator.firstDelay(key, kind, scout, scale * (probe ? PROBE_SHARE : early() ? EARLY_SHARE : 1), hold()) * stretch;
   let delay = Math.max(0, dueFrom + firstWait(!pushed) - clock.now());
   let first = true;
   const observes = options.submittedAt === undefined;
@@ -128,7 +137,13 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
     }
     // A first poll planned while the key's duration is still searched for (on the prior, or on
     // one scout's reading, which overshoots) is re-planned as soon as the search ends.
-    const woken = await (options.wait ? options.wait(delay, signal) : first && estimator.settledMs(key) === undefined ? sleepUntilSettled(options, delay) : clock.sleep(delay, signal));
+    const woken = await (options.wait
+      ? options.wait(delay, signal)
+      : first && estimator.settledMs(key) === undefined
+        ? sleepUntil(options, delay, estimator.whenSettled(key))
+        : first && !probe && statusUnknown()
+          ? sleepUntil(options, delay, estimator.statusProbe.answered())
+          : clock.sleep(delay, signal));
     // A verified delivery of the job's final status (webhook-hints.ts): no status request needed.
     if (woken !== undefined && woken !== null && isTerminalStatus(woken.status)) {
       // It came as the job finished: an exact duration.
@@ -161,6 +176,8 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
       if (settled !== undefined) estimator.waves.leave(key, false);
       throw error;
     }
+    // The job-status pool's limits are known now: first polls planned before re-plan.
+    estimator.statusProbe.wake();
     const elapsed = clock.now() - options.acceptedAt;
     // The estimator's time: per unit of input for a measured job.
     const unitElapsed = elapsed / scale;
@@ -182,8 +199,8 @@ export async function pollJob(options: PollJobOptions): Promise<JobStatus> {
   }
 }
 
-/** Sleeps `ms`, or less when the search for the key's duration ends meanwhile. */
-async function sleepUntilSettled(options: PollJobOptions, ms: number): Promise<void> {
+/** Sleeps `ms`, or less when `sooner` resolves meanwhile (the key's search ended, a status answer came). */
+async function sleepUntil(options: PollJobOptions, ms: number, sooner: Promise<void>): Promise<void> {
   const { clock, signal } = options;
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal?.reason);
@@ -193,7 +210,7 @@ async function sleepUntilSettled(options: PollJobOptions, ms: number): Promise<v
   // Once settled, the sleep is cut short, and its rejection is nobody's error.
   sleep.catch(() => {});
   try {
-    await Promise.race([sleep, options.estimator.whenSettled(options.key)]);
+    await Promise.race([sleep, sooner]);
     if (signal?.aborted) throw signal.reason;
   } finally {
     signal?.removeEventListener('abort', onAbort);
