@@ -64,6 +64,7 @@ interface ScaledRow {
   readonly status_rpm: number | null;
   readonly runs: number;
   readonly deflow?: ScaledCell;
+  readonly 'deflow-night2'?: ScaledCell;
   readonly fair32?: ScaledCell;
 }
 
@@ -124,13 +125,13 @@ export function renderPerformanceTables(results: BenchResults, file: string): st
   if (scaled.length > 0) {
     const clock = (results.benches['pipeline-scaled'] as { clock?: string }).clock === 'event' ? 'discrete-event clock' : 'scaled wall clock';
     lines.push(
-      `Pipeline, jobs whose duration grows with their input (\`pipeline --scaled\`, ${clock}; clips of 20–120 s, 20 submissions a minute per pool; medians of ${scaled[0]!.runs}), deflow against the fair client (p-limit 32):`,
+      `Pipeline, jobs whose duration grows with their input (\`pipeline --scaled\`, ${clock}; clips of 20–120 s, 20 submissions a minute per pool; medians of ${scaled[0]!.runs}), deflow (a first run, and a second night: the same state folder after last night's clips) against the fair client (p-limit 32):`,
       '',
       '| clips | status pool | client | makespan s | × bound | × tight bound | 429s | status requests/job | noticed p50 / p90 s | hand-off p50 / p90 s | idle s (transcribe / speech windows) |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const row of scaled) {
-      for (const [name, c] of [['deflow', row.deflow], ['fair, p-limit 32', row.fair32]] as const) {
+      for (const [name, c] of [['deflow', row.deflow], ['deflow, second night', row['deflow-night2']], ['fair, p-limit 32', row.fair32]] as const) {
         if (!c) continue;
         lines.push(
           `| ${row.n} | ${row.status_rpm === null ? 'unthrottled' : `${row.status_rpm}/min`} | ${name} | ${num(c.makespan_s, 1)} | ${num(c.vs_bound)} | ${num(c.vs_tight_bound)} | ${c.http_429} | ${num(c.status_per_job)} | ` +
