@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- pipeline [--n 60,200,1000] [--tiers premium,basic] [--basic-n 10,60]
  *   [--time-scale S] [--clients deflow,fair8,fair32] [--fair8-max 200]`
- * `npm run bench -- pipeline --scaled [--clock event|scaled] [--n 60,200] [--status 60,none] [--repeat 3]`:
+ * `npm run bench -- pipeline --scaled [--clock event|scaled] [--n 60,200] [--status 60,none] [--clients deflow,deflow-night2,fair32] [--repeat 3]`:
  *   jobs whose duration grows with their input, on a discrete-event clock by default
  *   (bench/_pipeline-scaled.ts).
  *
