@@ -8,7 +8,6 @@ import type { ForEachDef, Template, Workflow } from '../types.js';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 import { createMatrixItems, createPathItems, createSourceItems, createValueItems, type ItemList } from './item-list.js';
 import { readItemFile } from './read-item-file.js';
-import { listSimpleGlob } from './simple-glob.js';
 
 /** Longest file or folder name most file systems take (bytes). */
 const MAX_NAME_BYTES = 255;
@@ -52,19 +51,13 @@ export async function resolveItemSource(
       const failed = patterns.find((p): p is WorkflowError => p instanceof WorkflowError);
       if (failed) return { ok: false, error: failed };
       if (patterns.some((p) => p === '')) return { ok: false, error: problem(workflow, source.path, 'expected a glob pattern, got an empty string') };
+      // Loaded for the first glob: workflows without one never need it. (A CommonJS package:
+      // import() gives its exports as `default`, which its `export =` types do not show.)
+      const fg = ((await import('fast-glob')) as unknown as { default: typeof FastGlob }).default;
       const long = (patterns as string[]).flatMap((p) => p.split('/')).find((segment) => Buffer.byteLength(segment) > MAX_NAME_BYTES);
       if (long !== undefined) {
         return { ok: false, error: problem(workflow, source.path, `glob ${patterns.join(', ')}: expected path parts of at most ${MAX_NAME_BYTES} bytes, got one of ${Buffer.byteLength(long)}`) };
       }
-      // One pattern as simple as `clips/*.mp3` is one readdir; fast-glob lists any other.
-      const simple = patterns.length === 1 ? listSimpleGlob(patterns[0] as string, workflow.dir) : undefined;
-      if (simple !== undefined) {
-        items = createPathItems(simple.sort(compareCodeUnits), `glob ${patterns.map((p) => JSON.stringify(p)).join(', ')}`);
-        break;
-      }
-      // Loaded for the first glob that needs it: most workflows never do. (A CommonJS package:
-      // import() gives its exports as `default`, which its `export =` types do not show.)
-      const fg = ((await import('fast-glob')) as unknown as { default: typeof FastGlob }).default;
       let paths: string[];
       try {
         paths = (await fg(patterns as string[], { cwd: workflow.dir, onlyFiles: true, unique: true, dot: false })).sort(compareCodeUnits);

@@ -2,7 +2,6 @@ import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } fr
 import { TRANSCRIBE_AUDIO_FILE, TRANSCRIBE_SOURCE_FILE } from '../../service/index.js';
 import type { FileRule } from '../../service/index.js';
 import { formatBytes } from '../yaml/read-source-file.js';
-import { isBareMp3, MP3 } from './bare-mp3.js';
 
 /** Extensions `file-type` reports under another name than the service's messages use. */
 const ALIASES: Readonly<Record<string, string>> = { mpg: 'mpeg', qt: 'mov', asf: 'wmv', oga: 'ogg', opus: 'ogg', jpeg: 'jpg' };
@@ -43,7 +42,11 @@ export class FileSniffer {
     }
     const expected = `expected ${rule.formats.join(', ')}`;
     if (size === 0) return `${expected}, got an empty file`;
-    const detected = isBareMp3(head) ? MP3 : await sniffWithFileType(head);
+    // Loaded for the first file sniffed: workflows without local files never need it. Its core
+    // (the same fileTypeFromBuffer): the package's Node entry adds streams and files, whose
+    // web streams would cost a start a dozen built-ins.
+    const { fileTypeFromBuffer } = await import('file-type/core');
+    const detected = await fileTypeFromBuffer(head);
     if (!detected) return `${expected}, got content of an unrecognised format`;
     const format = ALIASES[detected.ext] ?? detected.ext;
     if (!rule.formats.includes(format)) return `${expected}, got ${format} (${detected.mime})`;
@@ -55,14 +58,4 @@ export class FileSniffer {
     }
     return undefined;
   }
-}
-
-/**
- * The format file-type finds in a file's head. Loaded for the first file that needs it: most
- * workflows never do. Its core (the same fileTypeFromBuffer): the package's Node entry adds
- * streams and files, whose web streams would cost a start a dozen built-ins.
- */
-async function sniffWithFileType(head: Buffer): Promise<{ readonly ext: string; readonly mime: string } | undefined> {
-  const { fileTypeFromBuffer } = await import('file-type/core');
-  return fileTypeFromBuffer(head);
 }
