@@ -101,6 +101,12 @@ describe('a start compiles only the built-ins it uses', () => {
     const builtins = await builtinsOf(['--help']);
     expect(builtins.filter((name) => ['internal/fs/promises', 'internal/readline/interface', 'internal/fs/streams'].includes(name))).toEqual([]);
   });
+
+  it('validate of the demo (its workflow, .env files, clips listed by a glob and sniffed) compiles nothing of fs/promises: node:fs callbacks read them', async () => {
+    const builtins = await builtinsOf(['validate', 'workflows/demo.yaml', '--offline']);
+    expect(builtins.length).toBeGreaterThan(10);
+    expect(builtins.filter((name) => ['fs/promises', 'internal/fs/promises', 'internal/readline/interface'].includes(name))).toEqual([]);
+  });
 });
 
 describe('the bundle is split: a command loads the chunks it runs', () => {

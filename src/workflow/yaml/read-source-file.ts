@@ -1,5 +1,5 @@
-import { constants as fsConstants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { close, constants as fsConstants, fstat, open, read } from 'node:fs';
+import { promisify } from 'node:util';
 import { WORKFLOW_CODES, WorkflowError } from '../workflow-error.js';
 
 /**
@@ -14,29 +14,37 @@ export const MAX_WORKFLOW_LINES = 20_000;
 /** Deepest nesting of `[` and `{` a workflow may have (a parser recurses on each level). */
 export const MAX_WORKFLOW_NESTING = 64;
 
+// node:fs's callback functions, not node:fs/promises: loading that one compiles a dozen more of
+// Node's built-ins (its FileHandle's readline, watchers, streams), about 2 ms of every start
+// that reads a workflow (docs/performance.md).
+const openFile = promisify(open);
+const statFile = promisify(fstat);
+const readBytes = promisify(read);
+const closeFile = promisify(close);
+
 /**
  * Reads a text file for parsing, refusing it past `maxBytes` without reading it whole.
  * `displayName` is what errors print (the path as the user gave it).
  */
 export async function readSourceFile(path: string, displayName: string, maxBytes = MAX_WORKFLOW_BYTES): Promise<string> {
   const where = { file: displayName, line: 1, col: 1, path: 'workflow' };
-  let handle: Awaited<ReturnType<typeof open>>;
+  let fd: number;
   try {
     // Non-blocking: a FIFO or a device is refused below instead of waiting for a writer.
-    handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    fd = await openFile(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read the file (${describeError(error)})`;
     throw new WorkflowError(WORKFLOW_CODES.file, where, reason, { cause: error });
   }
   try {
-    const stat = await handle.stat();
+    const stat = await statFile(fd);
     if (!stat.isFile()) throw new WorkflowError(WORKFLOW_CODES.file, where, 'expected a file, got a directory or special file');
     if (stat.size > maxBytes) throw tooLarge(where, stat.size, maxBytes);
     // Read one byte past the cap: a file that grew since stat() is still refused.
     const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
     let length = 0;
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      const { bytesRead } = await readBytes(fd, buffer, length, buffer.length - length, null);
       if (bytesRead === 0) break;
       length += bytesRead;
       if (length === buffer.length) break;
@@ -49,7 +57,7 @@ export async function readSourceFile(path: string, displayName: string, maxBytes
     if (error instanceof WorkflowError) throw error;
     throw new WorkflowError(WORKFLOW_CODES.file, where, `cannot read the file (${describeError(error)})`, { cause: error });
   } finally {
-    await handle.close();
+    await closeFile(fd);
   }
 }
 
