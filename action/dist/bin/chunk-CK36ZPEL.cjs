@@ -1,0 +1,9 @@
+"use strict";globalThis.__deflowScriptCompiled?.();var __deflowImportMetaUrl=require("node:url").pathToFileURL(__filename).href;
+var l=Object.defineProperty;var m=Object.getOwnPropertyDescriptor;var c=Object.getOwnPropertyNames;var g=Object.prototype.hasOwnProperty;var k=(r,n)=>{for(var e in n)l(r,e,{get:n[e],enumerable:!0})},j=(r,n,e,a)=>{if(n&&typeof n=="object"||typeof n=="function")for(let o of c(n))!g.call(r,o)&&o!==e&&l(r,o,{get:()=>n[o],enumerable:!(a=m(n,o))||a.enumerable});return r};var N=r=>j(l({},"__esModule",{value:!0}),r);var O={};k(O,{runValidate:()=>u});module.exports=N(O);var s=require("./chunk-CJJPFBLP.cjs"),t=require("./chunk-D22DXLFT.cjs"),$=require("./chunk-O5SEOZPI.cjs"),h=require("./chunk-46T7ZWCL.cjs"),w=require("./chunk-RQJOFJR2.cjs"),p=require("./chunk-P5M576A7.cjs");async function u(r,n,e,a){let o=await(0,s.c)(n,e.cwd);if(o instanceof t.a)return f(e,n,{ok:!1,errors:o.errors,warnings:[]});let i=n.offline?void 0:a.createModelFetcher?.(e),d=await(0,t.s)(r,{inputs:o,offline:n.offline===!0,cwd:e.cwd,...i?{fetchModels:i}:{},keepGoing:n.keepGoing===!0?!0:"workflow"});return f(e,n,d)}(0,p.a)(u,"runValidate");function f(r,n,e){let a=e.excluded??[];if(r.env.GITHUB_ACTIONS==="true"){let o=[...(0,t.j)("error",e.errors),...(0,t.j)("warning",a),...(0,t.j)("warning",e.warnings)];o.length>0&&(n.json?r.stderr:r.stdout).write(`${o.join(`
+`)}
+`)}if(n.json){let o={format_version:1,ok:e.ok,errors:e.errors.map(i=>i.toJSON()),warnings:e.warnings.map(i=>i.toJSON()),plan:e.plan??null,left_out:a.map(i=>i.toJSON())};r.stdout.write(`${JSON.stringify(o,null,2)}
+`)}else{let o=[...(0,t.l)(e.errors),...(0,s.a)(a),...(0,t.m)(e.warnings)];o.length>0&&r.stderr.write(`${o.join(`
+`)}
+`),e.plan&&r.stdout.write(`${(0,t.k)(e.plan,r.cwd).join(`
+`)}
+`)}return e.ok?w.a.ok:w.a.usage}(0,p.a)(f,"report");0&&(module.exports={runValidate});
