@@ -135,9 +135,20 @@ export class RedisGovernor extends EventEmitter<GovernorEvents> implements Gover
   }
 
   describe(): GovernorBucketView[] {
+    const now = this.clock.now();
     return [...this.buckets.entries()].map(([key, shared]) => {
+      // A copy of the shared state as last read: its room is what every process left of the window then.
       const b = shared.view();
-      return { bucket: key, state: b.state, limit: b.limit, windowSeconds: b.windowMs / 1000, ...(b.daily ? { dailyRemaining: b.daily.remaining } : {}) };
+      const room = b.room(now);
+      return {
+        bucket: key,
+        state: b.state,
+        limit: b.limit,
+        windowSeconds: b.windowMs / 1000,
+        ...(b.daily ? { dailyRemaining: b.daily.remaining } : {}),
+        ...(room === undefined ? {} : { room }),
+        waiting: this.waiters.queued(key),
+      };
     });
   }
 

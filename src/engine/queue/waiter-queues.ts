@@ -48,7 +48,12 @@ export class WaiterQueues<T> {
 
   /** Whether anyone here waits for a slot of `key`. */
   waiting(key: string): boolean {
-    return (this.queues.get(key)?.length ?? 0) > 0;
+    return this.queued(key) > 0;
+  }
+
+  /** How many here wait for a slot of `key`. */
+  queued(key: string): number {
+    return this.queues.get(key)?.length ?? 0;
   }
 
   /** Drains the queue of `key` (again after the running drain, if one runs). */

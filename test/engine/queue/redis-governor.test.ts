@@ -70,6 +70,19 @@ describe.skipIf(WITHOUT_REDIS)('rate governor shared through Redis', () => {
     for (const shared of governors) expect(shared.governor.describe()).toContainEqual(expect.objectContaining({ bucket: 'images/generations#model:Flux1schnell', limit: 3 }));
   });
 
+  test('each process sees what is left of a shared window (room) and how many of its own requests wait', async () => {
+    const emulator = await useEmulator(limited(6));
+    const scope = accountScope(emulator.url, emulator.keys.api);
+    const [a, b] = await Promise.all([0, 1].map(() => useGovernor(emulator, scope)));
+    const [first, second] = [useClientOn(emulator, a!), useClientOn(emulator, b!)];
+    await Promise.all([...Array.from({ length: 2 }, () => first.submit('image.generate', IMAGE)), second.submit('image.generate', IMAGE)]);
+    const bucket = (shared: SharedGovernor) => shared.governor.describe().find((v) => v.bucket === 'images/generations');
+    expect(bucket(a!)).toMatchObject({ state: 'known', limit: 6, waiting: 0 });
+    // 3 of 6 spent between the two processes; the other process's may not be read back yet here.
+    expect(bucket(b!)?.room).toBeLessThanOrEqual(5);
+    expect(bucket(a!)?.room).toBeLessThanOrEqual(4);
+  });
+
   test('stops at the daily limit without sending the request that would be refused', async () => {
     const emulator = await useEmulator(limited(100, 3));
     const client = useClientOn(emulator, await useGovernor(emulator, accountScope(emulator.url, emulator.keys.api)));
