@@ -28,8 +28,8 @@ export function median(values: readonly number[]): number {
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
 }
 
-/** The benches' transcribe-then-speak workflow over `clips/*.mp3`, named `name`. */
-export function transcribeThenSpeakWorkflow(name: string): string {
+/** Transcribe every clip of `clips/*.mp3`, the transcript in the answer, nothing saved; named `name`. */
+export function transcribeClipsWorkflow(name: string): string {
   return [
     'version: 1',
     `name: ${name}`,
@@ -38,6 +38,14 @@ export function transcribeThenSpeakWorkflow(name: string): string {
     '    task: audio.transcribe',
     '    for_each: { glob: "clips/*.mp3" }',
     '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
+    '',
+  ].join('\n');
+}
+
+/** The benches' transcribe-then-speak workflow over `clips/*.mp3`, named `name`. */
+export function transcribeThenSpeakWorkflow(name: string): string {
+  return [
+    transcribeClipsWorkflow(name).trimEnd(),
     '  speak:',
     '    task: audio.speech',
     '    for_each: transcribe',

@@ -24,7 +24,7 @@ import { startEmulator } from '../src/emulator/start-emulator.js';
 import { printTable, readNumberArg } from './_bench-util.js';
 import { ownUsage } from './_child-process.js';
 import { createEventClock } from './_event-clock.js';
-import { prepareWorkspace, runDeflow, runFair } from './_pipeline-clients.js';
+import { type ClientRun, prepareWorkspace, runDeflow, runFair } from './_pipeline-clients.js';
 import { figures, medianFigures, type PipelineFigures, type PoolRates } from './_pipeline-figures.js';
 
 export type ClientName = 'deflow' | 'fair8' | 'fair32';
@@ -67,34 +67,37 @@ export function scaledRates(cell: ScaledCell): PoolRates {
   return { transcribe: SCALED_RPM, speak: SCALED_RPM, status: cell.statusRpm ?? Number.POSITIVE_INFINITY, transcribePerDay: null };
 }
 
-/** deflow's run of last night's clips (`lastNight`) into a fresh state folder, which it returns. */
-async function lastNight(lastNightDir: string, cell: ScaledCell): Promise<string> {
-  const stateDir = await mkdtemp(join(tmpdir(), 'deflow-bench-state-'));
+/** Runs `work` against an emulator of `cell` on a fresh discrete-event clock, then closes both. */
+async function onEventClock<T>(cell: ScaledCell, work: (run: ClientRun, url: string) => Promise<T>): Promise<T> {
   const clock = createEventClock();
-  const emulator = await startEmulator({ clock, config: scaledEmulatorConfig({ ...cell, seed: (cell.seed ?? 0) + 100 }) });
+  const emulator = await startEmulator({ clock, config: scaledEmulatorConfig(cell) });
   try {
-    await runDeflow({ url: emulator.url, apiKey: emulator.keys.api, dir: lastNightDir, clock, dispatcher: clock.dispatcher, deadline: null, webhooks: false, stateDir });
-    return stateDir;
+    return await work({ url: emulator.url, apiKey: emulator.keys.api, dir: '', clock, dispatcher: clock.dispatcher, deadline: null, webhooks: false }, emulator.url);
   } finally {
     await emulator.close();
     await clock.close();
   }
 }
 
+/** deflow's run of last night's clips (`lastNight`) into a fresh state folder, which it returns. */
+async function lastNight(lastNightDir: string, cell: ScaledCell): Promise<string> {
+  const stateDir = await mkdtemp(join(tmpdir(), 'deflow-bench-state-'));
+  await onEventClock({ ...cell, seed: (cell.seed ?? 0) + 100 }, (run) => runDeflow({ ...run, dir: lastNightDir, stateDir }));
+  return stateDir;
+}
+
 /** One run of `client` on the discrete-event clock, emulator in this process. */
 async function runOnEventClock(client: ScaledClientName, n: number, dir: string, cell: ScaledCell): Promise<PipelineFigures> {
   const stateDir = client === 'deflow-night2' ? await lastNight(join(dir, 'last-night'), cell) : undefined;
-  const clock = createEventClock();
-  const emulator = await startEmulator({ clock, config: scaledEmulatorConfig(cell) });
   try {
-    const run = { url: emulator.url, apiKey: emulator.keys.api, dir, clock, dispatcher: clock.dispatcher, deadline: null, webhooks: false, ...(stateDir === undefined ? {} : { stateDir }) };
-    const before = ownUsage();
-    const report = client === 'deflow' || client === 'deflow-night2' ? await runDeflow(run) : await runFair(run, client === 'fair8' ? 8 : 32);
-    const after = ownUsage();
-    return await figures(emulator.url, n, { ...report, peak_rss_mb: after.peak_rss_mb, cpu_ms: after.cpu_ms - before.cpu_ms }, scaledRates(cell));
+    return await onEventClock(cell, async (base, url) => {
+      const run = { ...base, dir, ...(stateDir === undefined ? {} : { stateDir }) };
+      const before = ownUsage();
+      const report = client === 'deflow' || client === 'deflow-night2' ? await runDeflow(run) : await runFair(run, client === 'fair8' ? 8 : 32);
+      const after = ownUsage();
+      return figures(url, n, { ...report, peak_rss_mb: after.peak_rss_mb, cpu_ms: after.cpu_ms - before.cpu_ms }, scaledRates(cell));
+    });
   } finally {
-    await emulator.close();
-    await clock.close();
     if (stateDir !== undefined) await rm(stateDir, { recursive: true, force: true });
   }
 }

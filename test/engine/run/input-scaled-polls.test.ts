@@ -13,17 +13,10 @@ import { makeMp3 } from '../../../src/emulator/media/index.js';
 import { GatedGovernor } from '../../../src/engine/run/submit-gate.js';
 import { createEventClock, type EventClock } from '../../helpers/event-clock.js';
 import { useEmulator } from '../../helpers/emulator-http.js';
-import { runIn, useWorkspace, yaml } from '../run-helpers.js';
+import { runIn, useWorkspace } from '../run-helpers.js';
+import { transcribeClipsWorkflow } from '../../../bench/_bench-util.js';
 
-const WORKFLOW = yaml(
-  'version: 1',
-  'name: clips',
-  'steps:',
-  '  transcribe:',
-  '    task: audio.transcribe',
-  '    for_each: { glob: "clips/*.mp3" }',
-  '    with: { source_file: "${{ item.path }}", model: WhisperLargeV3, include_ts: false, return_result_in_response: true }',
-);
+const WORKFLOW = transcribeClipsWorkflow('clips');
 
 /** Clip lengths (s): 20 to 120, shuffled so that file order is not length order (48 clips). */
 const BASE = [75, 20, 120, 45, 95, 30, 110, 60, 25, 85, 40, 115, 55, 100, 35, 70];
